@@ -1,0 +1,53 @@
+# nanoBench-EFI — build, image, run and test.
+#
+#   make run    install what is missing, build, boot configs/default.suite under QEMU
+#   make test   install what is missing, build, run every test
+#   make image  build images/nanobench.img from configs/default.suite (for dd to a USB stick)
+#
+# Only Debian packages are needed; tools/install-deps.sh installs the missing ones.
+
+SHELL := /bin/bash
+CC ?= gcc
+
+HOST_BUILD := build/host
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ikernel -Ipmu -Itools
+# Target sources the host tools share (same parsers as the image).
+SHARED_SRCS := kernel/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
+               kernel/x86_emit.c
+COMPILER_SRCS := tools/nb_compile.c tools/asm_translate.c tools/nasm_batch.c \
+                 tools/host_file.c tools/suite_writer.c $(SHARED_SRCS)
+
+DEFAULT_SUITE := configs/default.suite
+IMAGE := images/nanobench.img
+
+.PHONY: all deps host-tools image run test qemu-test clean
+
+all: efi host-tools
+
+deps:
+	@tools/install-deps.sh
+
+include boot/boot.mk
+-include tests/unit/unit.mk
+
+host-tools: $(HOST_BUILD)/nb_compile
+
+$(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $(COMPILER_SRCS)
+
+image: deps all
+	tools/nanobench -suite $(DEFAULT_SUITE) -image $(IMAGE)
+
+run: deps all
+	STREAM=1 tools/nanobench -suite $(DEFAULT_SUITE)
+
+qemu-test: deps all
+	tests/qemu/run.sh
+
+test: deps all efi-check
+	$(MAKE) --no-print-directory unit-test
+	$(MAKE) --no-print-directory qemu-test
+
+clean:
+	rm -rf build $(IMAGE)

@@ -1,0 +1,71 @@
+/*
+ * efi_main.c — UEFI entry point: bring up the platform services, fill the
+ * engine's seam (kernel/nb_platform.h), run the suite, finish.
+ *
+ * Built with GNU_EFI_USE_MS_ABI, so firmware calls are plain typed calls
+ * through EFIAPI (ms_abi) pointers. efi_main itself is called by gnu-efi's
+ * crt0 with the System V convention after self-relocation.
+ *
+ * The boot units keep their state in file-scope statics (there is one
+ * firmware and one volume), so the seam's ctx is unused.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "efi_console.h"
+#include "efi_cpu.h"
+#include "efi_file.h"
+#include "efi_finish.h"
+#include "efi_memory.h"
+#include "efi_serial.h"
+#include "nb_main.h"
+
+/* Busy wait on the firmware timer (UEFI 2.10 §7.5, Stall). */
+static void efi_stall_us(void *ctx, uint32_t microseconds)
+{
+    (void)ctx;
+    BS->Stall(microseconds);
+}
+
+static const struct nb_platform efi_platform = {
+    .ctx = NULL,
+    .write_text = efi_write_text,
+    .read_file = efi_read_file,
+    .free_file = efi_free_file,
+    .file_exists = efi_file_exists,
+    .make_dir = efi_make_dir,
+    .create_file = efi_create_file,
+    .write_file = efi_write_file,
+    .flush_file = efi_flush_file,
+    .close_file = efi_close_file,
+    .alloc_exec = efi_alloc_exec,
+    .alloc_data = efi_alloc_data,
+    .free_mem = efi_free_mem,
+    .cpuid = efi_cpuid,
+    .read_msr = efi_read_msr,
+    .write_msr = efi_write_msr,
+    .read_tsc = efi_read_tsc,
+    .stall_us = efi_stall_us,
+    .finish = efi_finish,
+};
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
+{
+    EFI_STATUS status;
+    enum nb_finish_action action;
+
+    InitializeLib(image, system_table);
+
+    /* The boot manager arms a 5-minute watchdog (UEFI 2.10 §3.1.2); suites run longer. */
+    BS->SetWatchdogTimer(0, 0, 0, NULL);
+
+    efi_console_init(efi_serial_init());
+    efi_memory_init();
+    status = efi_file_init(image);
+    if (EFI_ERROR(status))
+        efi_log_status("cannot open the boot volume", status);
+
+    action = nb_run_image(&efi_platform);
+    efi_finish(NULL, action);
+    return EFI_SUCCESS;
+}

@@ -1,0 +1,24 @@
+/*
+ * efi_serial.h — polled output on the legacy COM1 16550 UART (I/O 0x3F8),
+ * 115200 8N1. This is the live results channel over a null-modem cable and
+ * under QEMU (-serial). A machine without the UART is tolerated: every call
+ * then does nothing.
+ */
+#ifndef EFI_SERIAL_H
+#define EFI_SERIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Probes and programs the UART; returns true when it is present. */
+bool efi_serial_init(void);
+
+bool efi_serial_present(void);
+
+/* Writes text, turning "\n" into "\r\n" for terminals. */
+void efi_serial_write(const char *text, size_t len);
+
+/* Waits until the last byte has left the transmitter (before a reset). */
+void efi_serial_drain(void);
+
+#endif

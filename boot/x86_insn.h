@@ -1,0 +1,89 @@
+/*
+ * x86_insn.h — the few privileged or identifying instructions boot/ needs:
+ * CPUID, RDTSC, RDMSR/WRMSR, SIDT/LIDT and interrupt masking. One inline-asm
+ * wrapper each, no logic; efi_cpu.c builds the platform seam on top of them.
+ */
+#ifndef BOOT_X86_INSN_H
+#define BOOT_X86_INSN_H
+
+#include <stdint.h>
+
+/* IDTR image for SIDT/LIDT (SDM Vol. 3A §6.10, 64-bit form: 2 + 8 bytes). */
+struct x86_desc_ptr {
+    uint16_t limit;
+    uint64_t base;
+} __attribute__((packed));
+
+#define X86_RFLAGS_IF (1ULL << 9)
+
+static inline void x86_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+    __asm__ volatile("cpuid"
+                     : "=a"(regs[0]), "=b"(regs[1]), "=c"(regs[2]), "=d"(regs[3])
+                     : "a"(leaf), "c"(subleaf));
+}
+
+static inline uint64_t x86_rdtsc(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * RDMSR/WRMSR must stay the bare 2-byte opcodes (0F 32 / 0F 30): the #GP
+ * handler in efi_msr_fault.asm recognises and skips exactly those bytes.
+ * The "memory" clobber keeps the fault flag reads on the right side.
+ */
+static inline uint64_t x86_rdmsr(uint32_t msr)
+{
+    uint32_t lo = 0, hi = 0;
+
+    __asm__ volatile("rdmsr" : "+a"(lo), "+d"(hi) : "c"(msr) : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void x86_wrmsr(uint32_t msr, uint64_t value)
+{
+    __asm__ volatile("wrmsr"
+                     :
+                     : "c"(msr), "a"((uint32_t)value), "d"((uint32_t)(value >> 32))
+                     : "memory");
+}
+
+static inline void x86_sidt(struct x86_desc_ptr *idtr)
+{
+    __asm__ volatile("sidt %0" : "=m"(*idtr));
+}
+
+static inline void x86_lidt(const struct x86_desc_ptr *idtr)
+{
+    __asm__ volatile("lidt %0" : : "m"(*idtr) : "memory");
+}
+
+static inline uint16_t x86_read_cs(void)
+{
+    uint16_t cs;
+
+    __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+    return cs;
+}
+
+/* Masks maskable interrupts and returns the previous RFLAGS. */
+static inline uint64_t x86_irq_save(void)
+{
+    uint64_t flags;
+
+    __asm__ volatile("pushfq\n\tpopq %0\n\tcli" : "=r"(flags) : : "memory");
+    return flags;
+}
+
+/* Re-enables interrupts only if they were enabled before x86_irq_save. */
+static inline void x86_irq_restore(uint64_t flags)
+{
+    if (flags & X86_RFLAGS_IF)
+        __asm__ volatile("sti" : : : "memory");
+}
+
+#endif

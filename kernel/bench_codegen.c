@@ -1,0 +1,192 @@
+/*
+ * bench_codegen.c — the measuring code generator (layout in bench_codegen.h).
+ */
+#include "bench_codegen.h"
+#include "nb_text.h"
+#include "x86_emit.h"
+
+#include <stddef.h>
+
+#define DRAIN_SHORT_NOPS 64
+#define DRAIN_LONG_NOPS 128
+#define CODE_ALIGNMENT 64
+
+/* Fixed overheads are bounded generously; the exact size is measured by a dry run. */
+#define PROLOGUE_EPILOGUE_MAX 512
+#define READ_MAX_PER_COUNTER 32
+
+static uintptr_t data_field(uint8_t *buf, size_t offset)
+{
+    return (uintptr_t)buf + offset;
+}
+
+#define DATA(buf, field) data_field((buf), offsetof(struct codegen_data, field))
+#define DATA_GPR(buf, reg) (DATA(buf, saved_gpr) + 8u * (unsigned)(reg))
+
+size_t codegen_drain_length(void)
+{
+    return 3 + DRAIN_SHORT_NOPS + DRAIN_LONG_NOPS * X86_NOP_MAX;
+}
+
+/*
+ * Front-end drain (-df): an LFENCE, then one-byte NOPs, then 15-byte NOPs,
+ * long enough to flush the decoded-instruction queues of current cores.
+ */
+static void emit_drain(struct x86_emitter *e)
+{
+    uint8_t nop15[X86_NOP_MAX];
+    x86_nop_bytes(nop15, X86_NOP_MAX);
+    x86_lfence(e);
+    for (int i = 0; i < DRAIN_SHORT_NOPS; i++)
+        x86_u8(e, 0x90);
+    for (int i = 0; i < DRAIN_LONG_NOPS; i++)
+        x86_bytes(e, nop15, X86_NOP_MAX);
+}
+
+static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    x86_pushfq(e);
+    if (p->mask_interrupts)
+        x86_cli(e);
+    for (int r = RAX; r <= R15; r++)
+        x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
+    x86_fxsave64_rip(e, DATA(buf, fxsave));
+
+    x86_mov_reg64_imm64(e, R14, p->areas.r14);
+    x86_mov_reg64_imm64(e, RDI, p->areas.rdi);
+    x86_mov_reg64_imm64(e, RSI, p->areas.rsi);
+    x86_mov_reg64_imm64(e, RBP, p->areas.rbp);
+    x86_mov_reg64_imm64(e, RSP, p->areas.rsp);
+    static const enum x86_reg zeroed[] = { RAX, RBX, RCX, RDX, R8, R9, R10, R11, R12, R13, R15 };
+    for (size_t i = 0; i < sizeof(zeroed) / sizeof(zeroed[0]); i++)
+        x86_xor_reg32(e, zeroed[i]);
+}
+
+static void emit_epilogue(struct x86_emitter *e, uint8_t *buf)
+{
+    x86_fxrstor64_rip(e, DATA(buf, fxsave));
+    for (int r = RAX; r <= R15; r++) {
+        if (r != RSP)
+            x86_mov_reg64_from_rip(e, (enum x86_reg)r, DATA_GPR(buf, r));
+    }
+    /* RSP last: the saved flags sit on the caller's stack. */
+    x86_mov_reg64_from_rip(e, RSP, DATA_GPR(buf, RSP));
+    x86_popfq(e);
+    x86_ret(e);
+}
+
+/*
+ * Reads every counter into m1 or m2 without changing any GPR or flag:
+ * RAX/RCX/RDX are parked in scratch slots, and the halves of EDX:EAX are
+ * stored with MOVs, which leave RFLAGS alone. m2 reads in reverse order so
+ * that the TSC (read first in m1) brackets the other counters.
+ */
+static void emit_read(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p, bool end)
+{
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rax), RAX);
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rcx), RCX);
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rdx), RDX);
+    for (size_t k = 0; k < p->n_reads; k++) {
+        size_t i = end ? p->n_reads - 1 - k : k;
+        const struct counter_read *r = &p->reads[i];
+        uintptr_t slot = end ? DATA(buf, m2) + 8 * i : DATA(buf, m1) + 8 * i;
+        x86_lfence(e);
+        if (r->kind == READ_TSC) {
+            x86_rdtsc(e);
+        } else {
+            x86_mov_reg32_imm32(e, RCX, r->ecx);
+            if (r->kind == READ_PMC)
+                x86_rdpmc(e);
+            else
+                x86_rdmsr(e);
+        }
+        x86_lfence(e);
+        x86_mov_rip_from_reg32(e, slot, RAX);
+        x86_mov_rip_from_reg32(e, slot + 4, RDX);
+    }
+    x86_mov_reg64_from_rip(e, RAX, DATA(buf, scratch_rax));
+    x86_mov_reg64_from_rip(e, RCX, DATA(buf, scratch_rcx));
+    x86_mov_reg64_from_rip(e, RDX, DATA(buf, scratch_rdx));
+}
+
+static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enum code_part part)
+{
+    if (p->part_len[part])
+        x86_bytes(e, p->part[part], p->part_len[part]);
+}
+
+/* Everything between the alignment padding and the first copy. */
+static size_t length_before_copies(uint8_t *buf, const struct codegen_params *p)
+{
+    struct x86_emitter dry;
+    x86_emitter_init(&dry, buf + CODEGEN_CODE_OFFSET, 0);
+    emit_read(&dry, buf, p, false);
+    emit_part(&dry, p, PART_LATE_INIT);
+    if (p->drain_frontend)
+        emit_drain(&dry);
+    return dry.length;
+}
+
+size_t codegen_run_size(const struct codegen_params *p)
+{
+    size_t drains = p->drain_frontend ? 3 * codegen_drain_length() : 0;
+    size_t copies = (size_t)p->copies * p->part_len[PART_MAIN];
+    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
+           p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
+           (size_t)p->alignment_offset + copies + 16;
+}
+
+size_t codegen_one_time_size(const struct codegen_params *p)
+{
+    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
+}
+
+void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
+{
+    if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS)
+        return NULL;
+    struct x86_emitter e;
+    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+
+    emit_prologue(&e, buf, p);
+    emit_part(&e, p, PART_INIT);
+    if (p->drain_frontend)
+        emit_drain(&e);
+    if (p->loop_count > 0)
+        x86_mov_reg64_simm32(&e, R15, (int32_t)p->loop_count);
+
+    /* Pad (outside the measured region) so the first copy starts at 64k + offset. */
+    size_t before = length_before_copies(buf, p);
+    uintptr_t first_copy = x86_here(&e) + before;
+    size_t pad = (CODE_ALIGNMENT - first_copy % CODE_ALIGNMENT) % CODE_ALIGNMENT;
+    x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
+
+    emit_read(&e, buf, p, false);
+    emit_part(&e, p, PART_LATE_INIT);
+    if (p->drain_frontend)
+        emit_drain(&e);
+    uintptr_t loop_start = x86_here(&e);
+    for (int64_t i = 0; i < p->copies; i++)
+        emit_part(&e, p, PART_MAIN);
+    if (p->loop_count > 0) {
+        x86_dec_reg64(&e, R15);
+        x86_jnz_rel32(&e, loop_start);
+    }
+    if (p->drain_frontend)
+        emit_drain(&e);
+    emit_read(&e, buf, p, true);
+    emit_epilogue(&e, buf);
+    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+}
+
+void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p)
+{
+    if (cap < CODEGEN_CODE_OFFSET)
+        return NULL;
+    struct x86_emitter e;
+    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    emit_prologue(&e, buf, p);
+    emit_part(&e, p, PART_ONE_TIME_INIT);
+    emit_epilogue(&e, buf);
+    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+}

@@ -1,0 +1,80 @@
+/*
+ * bench_codegen.h — generates the code that runs one measurement, the way
+ * nanoBench's kernel module lays it out:
+ *
+ *   pushfq; cli                    ; interrupts masked while measuring
+ *   save all GPRs, RSP, x87/SSE state (FXSAVE64) into the data page
+ *   R14, RDI, RSI, RBP, RSP = middle of their 1 MiB areas; other GPRs = 0
+ *   code_init ; [-df drain]
+ *   [mov r15, loop_count]
+ *   NOP padding so that the first copy lands at 64*k + alignment_offset
+ *   m1 = read counters             ; stores to the data page, keeps all GPRs and flags
+ *   code_late_init ; [-df drain]
+ *   loop: code x copies ; [dec r15; jnz loop]
+ *   [-df drain]
+ *   m2 = read counters
+ *   restore everything; popfq; ret
+ *
+ * The buffer is one executable allocation: the data page comes first and the
+ * code starts CODEGEN_CODE_OFFSET bytes later, so RIP-relative stores reach
+ * the data without touching a register, and no store lands in a code page
+ * (which would flush the pipeline as self-modifying code, SDM vol. 3A 11.6).
+ */
+#ifndef BENCH_CODEGEN_H
+#define BENCH_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_options.h"
+#include "counter_read.h"
+
+#define CODEGEN_CODE_OFFSET 4096
+
+/* The data page at the start of the buffer. */
+struct codegen_data {
+    uint8_t fxsave[512];    /* FXSAVE64 area, must be 16-byte aligned (offset 0) */
+    uint64_t saved_gpr[16]; /* indexed by enum x86_reg */
+    uint64_t scratch_rax, scratch_rcx, scratch_rdx;
+    uint64_t m1[NB_MAX_COUNTERS];
+    uint64_t m2[NB_MAX_COUNTERS];
+};
+
+/* Initial values of the registers that point into memory areas. */
+struct codegen_areas {
+    uint64_t r14, rdi, rsi, rbp, rsp;
+};
+
+struct codegen_params {
+    const uint8_t *part[PART_COUNT];
+    size_t part_len[PART_COUNT];
+    int64_t copies;     /* local unroll count; 0 for the basic-mode baseline */
+    int64_t loop_count; /* 0: no loop */
+    int64_t alignment_offset;
+    bool drain_frontend;
+    bool mask_interrupts; /* false only in host tests, which run in user mode */
+    const struct counter_read *reads;
+    size_t n_reads;
+    struct codegen_areas areas;
+};
+
+/* Bytes of buffer (data page + code) needed for a measuring function. */
+size_t codegen_run_size(const struct codegen_params *p);
+/* Bytes of buffer needed for the one-time-init function. */
+size_t codegen_one_time_size(const struct codegen_params *p);
+
+/*
+ * Writes the measuring function into buf (capacity cap) and returns its entry
+ * point, or NULL when it does not fit. The counters' m1/m2 values land in
+ * ((struct codegen_data *)buf)->m1/m2 after each call.
+ */
+void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p);
+
+/* Writes a function that sets up the registers and runs the one-time init. */
+void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p);
+
+/* Length of one -df drain: LFENCE, 64 one-byte NOPs, 128 fifteen-byte NOPs. */
+size_t codegen_drain_length(void);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * bench_options.c — table-driven parser for nanoBench's options (see
+ * bench_options.h). One table row per option; the abbreviation rule and the
+ * value checks are generic.
+ */
+#include "bench_options.h"
+#include "nb_text.h"
+
+#include <stddef.h>
+
+enum value_kind {
+    VALUE_NONE,   /* a flag */
+    VALUE_INT,    /* a bounded integer */
+    VALUE_STRING, /* a file name or code text */
+};
+
+struct option_def {
+    const char *name; /* without the leading dash */
+    enum value_kind kind;
+    unsigned scope;
+    int64_t min, max; /* VALUE_INT bounds */
+    /* Applies the option; `text` is the raw value (NULL for flags). */
+    void (*apply)(struct bench_options *o, int64_t number, const char *text);
+};
+
+#define BOTH (SCOPE_TARGET | SCOPE_HOST)
+
+static void set_asm_main(struct bench_options *o, int64_t n, const char *t) { (void)n; o->asm_text[PART_MAIN] = t; }
+static void set_asm_init(struct bench_options *o, int64_t n, const char *t) { (void)n; o->asm_text[PART_INIT] = t; }
+static void set_asm_late(struct bench_options *o, int64_t n, const char *t) { (void)n; o->asm_text[PART_LATE_INIT] = t; }
+static void set_asm_once(struct bench_options *o, int64_t n, const char *t) { (void)n; o->asm_text[PART_ONE_TIME_INIT] = t; }
+static void set_code_main(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_MAIN] = t; }
+static void set_code_init(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_INIT] = t; }
+static void set_code_late(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_LATE_INIT] = t; }
+static void set_code_once(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_ONE_TIME_INIT] = t; }
+static void set_n_meas(struct bench_options *o, int64_t n, const char *t) { (void)t; o->n_measurements = n; }
+static void set_unroll(struct bench_options *o, int64_t n, const char *t) { (void)t; o->unroll_count = n; }
+static void set_loop(struct bench_options *o, int64_t n, const char *t) { (void)t; o->loop_count = n; }
+static void set_warm(struct bench_options *o, int64_t n, const char *t) { (void)t; o->warm_up_count = n; }
+static void set_init_warm(struct bench_options *o, int64_t n, const char *t) { (void)t; o->initial_warm_up_count = n; }
+static void set_align(struct bench_options *o, int64_t n, const char *t) { (void)t; o->alignment_offset = n; }
+static void set_avg(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_AVG; }
+static void set_median(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MEDIAN; }
+static void set_min(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MIN; }
+static void set_max(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MAX; }
+static void set_basic(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->basic_mode = true; }
+static void set_no_norm(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_normalization = true; }
+static void set_df(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->drain_frontend = true; }
+static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->verbose = true; }
+static void set_suite(struct bench_options *o, int64_t n, const char *t) { (void)n; o->suite_path = t; }
+static void set_image(struct bench_options *o, int64_t n, const char *t) { (void)n; o->image_path = t; }
+static void set_results(struct bench_options *o, int64_t n, const char *t) { (void)n; o->results_dir = t; }
+static void set_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->icount = n; }
+static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
+
+static const struct option_def OPTIONS[] = {
+    { "asm", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_main },
+    { "asm_init", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_init },
+    { "asm_late_init", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_late },
+    { "asm_one_time_init", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_once },
+    { "code", VALUE_STRING, BOTH, 0, 0, set_code_main },
+    { "code_init", VALUE_STRING, BOTH, 0, 0, set_code_init },
+    { "code_late_init", VALUE_STRING, BOTH, 0, 0, set_code_late },
+    { "code_one_time_init", VALUE_STRING, BOTH, 0, 0, set_code_once },
+    { "n_measurements", VALUE_INT, BOTH, 1, OPT_MEASUREMENTS_MAX, set_n_meas },
+    { "unroll_count", VALUE_INT, BOTH, 1, OPT_COUNT_MAX, set_unroll },
+    { "loop_count", VALUE_INT, BOTH, 0, OPT_COUNT_MAX, set_loop },
+    { "warm_up_count", VALUE_INT, BOTH, 0, OPT_COUNT_MAX, set_warm },
+    { "initial_warm_up_count", VALUE_INT, BOTH, 0, OPT_COUNT_MAX, set_init_warm },
+    { "alignment_offset", VALUE_INT, BOTH, 0, OPT_ALIGNMENT_OFFSET_MAX, set_align },
+    { "avg", VALUE_NONE, BOTH, 0, 0, set_avg },
+    { "median", VALUE_NONE, BOTH, 0, 0, set_median },
+    { "min", VALUE_NONE, BOTH, 0, 0, set_min },
+    { "max", VALUE_NONE, BOTH, 0, 0, set_max },
+    { "basic_mode", VALUE_NONE, BOTH, 0, 0, set_basic },
+    { "no_normalization", VALUE_NONE, BOTH, 0, 0, set_no_norm },
+    { "df", VALUE_NONE, BOTH, 0, 0, set_df },
+    { "verbose", VALUE_NONE, BOTH, 0, 0, set_verbose },
+    { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
+    { "suite", VALUE_STRING, SCOPE_HOST, 0, 0, set_suite },
+    { "image", VALUE_STRING, SCOPE_HOST, 0, 0, set_image },
+    { "results", VALUE_STRING, SCOPE_HOST, 0, 0, set_results },
+    { "icount", VALUE_INT, SCOPE_HOST, 0, OPT_ICOUNT_MAX, set_icount },
+};
+
+#define N_OPTIONS (sizeof(OPTIONS) / sizeof(OPTIONS[0]))
+
+static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
+
+const char *finish_action_name(enum nb_finish_action action)
+{
+    return (unsigned)action < 3 ? FINISH_NAMES[action] : "?";
+}
+
+void bench_options_init(struct bench_options *o)
+{
+    nb_memset(o, 0, sizeof(*o));
+    o->n_measurements = OPT_N_MEASUREMENTS_DEFAULT;
+    o->unroll_count = OPT_UNROLL_COUNT_DEFAULT;
+    o->loop_count = OPT_LOOP_COUNT_DEFAULT;
+    o->warm_up_count = OPT_WARM_UP_COUNT_DEFAULT;
+    o->initial_warm_up_count = OPT_INITIAL_WARM_UP_COUNT_DEFAULT;
+    o->alignment_offset = OPT_ALIGNMENT_OFFSET_DEFAULT;
+    o->aggregate = AGG_AVG;
+    o->finish = NB_FINISH_SHUTDOWN;
+    o->icount = -1;
+}
+
+static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)
+{
+    nb_snprintf(err->message, sizeof(err->message), fmt, a, b);
+    return NB_EINVAL;
+}
+
+/*
+ * Finds the option named by `word` (without dash): an exact name wins,
+ * otherwise the word must be a prefix of exactly one option in scope.
+ */
+static int lookup(const char *word, unsigned scope, const struct option_def **found,
+                  struct option_error *err)
+{
+    const struct option_def *match = NULL;
+    int n_matches = 0;
+    char candidates[120] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (!(OPTIONS[i].scope & scope))
+            continue;
+        if (nb_strcmp(OPTIONS[i].name, word) == 0) {
+            *found = &OPTIONS[i];
+            return NB_OK;
+        }
+        if (nb_starts_with(OPTIONS[i].name, word)) {
+            match = &OPTIONS[i];
+            n_matches++;
+            if (used < sizeof(candidates))
+                used += nb_snprintf(candidates + used, sizeof(candidates) - used, "%s-%s",
+                                    n_matches > 1 ? ", " : "", OPTIONS[i].name);
+        }
+    }
+    if (n_matches == 1) {
+        *found = match;
+        return NB_OK;
+    }
+    if (n_matches > 1)
+        return fail(err, "option -%s is ambiguous (%s)", word, candidates);
+    /* A known option in the wrong place deserves a precise message. */
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (nb_strcmp(OPTIONS[i].name, word) == 0) {
+            if (OPTIONS[i].scope == SCOPE_HOST)
+                return fail(err, "option -%s is only understood by the host tool (tools/nanobench)%s",
+                            word, nb_starts_with(word, "asm")
+                                      ? "; on the image use the -code variant with a binary file" : "");
+            return fail(err, "option -%s is not allowed here%s", word, "");
+        }
+    }
+    return fail(err, "unknown option -%s%s", word, "");
+}
+
+static int parse_finish(const char *text, int64_t *value, struct option_error *err)
+{
+    for (int64_t i = 0; i < 3; i++) {
+        if (nb_strcmp(text, FINISH_NAMES[i]) == 0) {
+            *value = i;
+            return NB_OK;
+        }
+    }
+    return fail(err, "option -finish: '%s' is not one of shutdown, reboot, exit%s", text, "");
+}
+
+int bench_options_parse(struct bench_options *o, int argc, char *const *argv, unsigned scope,
+                        struct option_error *err)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0' || arg[1] == '-') {
+            if (arg[0] == '-' && arg[1] == '-')
+                return fail(err, "option %s: options take a single dash (nanoBench style)%s", arg, "");
+            return fail(err, "unexpected argument '%s' (options start with '-')%s", arg, "");
+        }
+        const struct option_def *def;
+        if (lookup(arg + 1, scope, &def, err) != NB_OK)
+            return NB_EINVAL;
+        int64_t number = 0;
+        const char *text = NULL;
+        if (def->kind != VALUE_NONE) {
+            if (i + 1 >= argc)
+                return fail(err, "option -%s needs a value%s", def->name, "");
+            text = argv[++i];
+            if (def->kind == VALUE_INT) {
+                if (!nb_parse_i64(text, &number))
+                    return fail(err, "option -%s: '%s' is not a whole number", def->name, text);
+                if (number < def->min || number > def->max) {
+                    char range[64];
+                    nb_snprintf(range, sizeof(range), "%lld..%lld", (long long)def->min,
+                                (long long)def->max);
+                    nb_snprintf(err->message, sizeof(err->message),
+                                "option -%s: %s is out of range (%s)", def->name, text, range);
+                    return NB_EINVAL;
+                }
+            } else if (def->apply == set_finish) {
+                if (parse_finish(text, &number, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (text[0] == '\0') {
+                return fail(err, "option -%s: empty value%s", def->name, "");
+            }
+        }
+        def->apply(o, number, text);
+    }
+    return NB_OK;
+}
+
+int bench_options_validate(const struct bench_options *o, struct option_error *err)
+{
+    for (int p = 0; p < PART_COUNT; p++) {
+        if (o->asm_text[p] && o->code_path[p])
+            return fail(err, "options %s and %s cannot be used together",
+                        code_part_asm_option((enum code_part)p),
+                        code_part_code_option((enum code_part)p));
+    }
+    return NB_OK;
+}
+
+const char *code_part_asm_option(enum code_part part)
+{
+    static const char *const names[PART_COUNT] = { "-asm_one_time_init", "-asm_init",
+                                                    "-asm_late_init", "-asm" };
+    return names[part];
+}
+
+const char *code_part_code_option(enum code_part part)
+{
+    static const char *const names[PART_COUNT] = { "-code_one_time_init", "-code_init",
+                                                    "-code_late_init", "-code" };
+    return names[part];
+}
+
+const char *code_part_name(enum code_part part)
+{
+    static const char *const names[PART_COUNT] = { "one-time init", "init", "late init",
+                                                    "main code" };
+    return names[part];
+}

@@ -1,0 +1,110 @@
+/*
+ * bench_options.h — nanoBench's command-line options, parsed identically on
+ * the host (tools/nanobench) and on the target (suite lines).
+ *
+ * Names, defaults and the abbreviation rule (a unique prefix of an option
+ * name, one leading dash; an exact name always wins) follow the nanoBench
+ * README. A few options exist only on the host (-asm*, -suite, -image,
+ * -icount, -results): the host compiler turns -asm* into -code* blobs, so a
+ * compiled suite on the image only ever contains target options.
+ */
+#ifndef BENCH_OPTIONS_H
+#define BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nb_platform.h"
+
+/* The four code parts of a benchmark, in the order nanoBench runs them. */
+enum code_part {
+    PART_ONE_TIME_INIT = 0, /* once, before the first run of the benchmark */
+    PART_INIT,              /* at the start of every run, before m1 */
+    PART_LATE_INIT,         /* after m1, right before the unrolled code */
+    PART_MAIN,              /* the code being measured, unrolled */
+    PART_COUNT
+};
+
+enum aggregate {
+    AGG_AVG = 0, /* mean of the middle 60% (nanoBench's default) */
+    AGG_MEDIAN,
+    AGG_MIN,
+    AGG_MAX,
+};
+
+/* Where an option may appear. */
+enum option_scope {
+    SCOPE_TARGET = 1u << 0, /* on the image (compiled suite) */
+    SCOPE_HOST = 1u << 1,   /* on the host CLI or in a host suite file */
+};
+
+#define OPT_N_MEASUREMENTS_DEFAULT 10
+#define OPT_UNROLL_COUNT_DEFAULT 1000
+#define OPT_LOOP_COUNT_DEFAULT 0
+#define OPT_WARM_UP_COUNT_DEFAULT 5
+#define OPT_INITIAL_WARM_UP_COUNT_DEFAULT 0
+#define OPT_ALIGNMENT_OFFSET_DEFAULT 0
+
+/* Upper bounds keep every count inside the generated code's 32-bit immediates. */
+#define OPT_COUNT_MAX 2147483647LL
+#define OPT_MEASUREMENTS_MAX 1000000LL
+#define OPT_ALIGNMENT_OFFSET_MAX 4095LL
+#define OPT_ICOUNT_MAX 10LL
+
+struct bench_options {
+    const char *asm_text[PART_COUNT];  /* host only */
+    const char *code_path[PART_COUNT]; /* relative to the suite's folder */
+
+    int64_t n_measurements;
+    int64_t unroll_count;
+    int64_t loop_count;
+    int64_t warm_up_count;
+    int64_t initial_warm_up_count;
+    int64_t alignment_offset;
+    enum aggregate aggregate;
+    bool basic_mode;
+    bool no_normalization;
+    bool drain_frontend;
+    bool verbose;
+
+    /* Suite-level: what the machine does when the suite ends. */
+    enum nb_finish_action finish;
+    bool finish_set;
+
+    /* Host only. */
+    const char *suite_path;
+    const char *image_path;
+    const char *results_dir;
+    int64_t icount; /* -1: no -icount */
+};
+
+/* A parse error: which option and why, ready to print after the benchmark name. */
+struct option_error {
+    char message[200];
+};
+
+void bench_options_init(struct bench_options *o);
+
+/*
+ * Applies argv[0..argc-1] on top of *o (later options win). Only options whose
+ * scope intersects `scope` are accepted. Strings are borrowed from argv.
+ * Returns NB_OK, or NB_EINVAL with err->message set.
+ */
+int bench_options_parse(struct bench_options *o, int argc, char *const *argv, unsigned scope,
+                        struct option_error *err);
+
+/*
+ * Cross-option checks (e.g. -asm together with -code for the same part).
+ * Returns NB_OK or NB_EINVAL with err->message set.
+ */
+int bench_options_validate(const struct bench_options *o, struct option_error *err);
+
+/* Canonical nanoBench option name of a code part: "-asm_init" / "-code_init"... */
+const char *code_part_asm_option(enum code_part part);
+const char *code_part_code_option(enum code_part part);
+/* Human name of a part for messages: "main code", "init"... */
+const char *code_part_name(enum code_part part);
+
+const char *finish_action_name(enum nb_finish_action action);
+
+#endif

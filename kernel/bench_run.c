@@ -1,0 +1,199 @@
+/*
+ * bench_run.c — one benchmark from code bytes to results (see bench_run.h).
+ */
+#include "bench_run.h"
+#include "bench_codegen.h"
+#include "bench_stats.h"
+#include "nb_text.h"
+
+typedef void (*generated_fn)(void);
+
+int bench_context_init(struct bench_context *c, const struct nb_platform *p)
+{
+    for (int a = 0; a < AREA_COUNT; a++) {
+        c->areas[a] = p->alloc_data(p->ctx, BENCH_AREA_SIZE);
+        if (!c->areas[a]) {
+            bench_context_free(c);
+            return NB_ENOMEM;
+        }
+    }
+    c->p = p;
+    return NB_OK;
+}
+
+void bench_context_free(struct bench_context *c)
+{
+    for (int a = 0; a < AREA_COUNT; a++) {
+        if (c->areas[a])
+            c->p->free_mem(c->p->ctx, c->areas[a], BENCH_AREA_SIZE);
+        c->areas[a] = NULL;
+    }
+}
+
+static uint64_t middle(uint8_t *area)
+{
+    return (uint64_t)(uintptr_t)(area + BENCH_AREA_SIZE / 2);
+}
+
+static void init_params(struct bench_context *c, const struct bench_options *o,
+                        const struct bench_code *code, struct codegen_params *params)
+{
+    nb_memset(params, 0, sizeof(*params));
+    for (int part = 0; part < PART_COUNT; part++) {
+        params->part[part] = code->part[part];
+        params->part_len[part] = code->len[part];
+    }
+    params->loop_count = o->loop_count;
+    params->alignment_offset = o->alignment_offset;
+    params->drain_frontend = o->drain_frontend;
+    params->mask_interrupts = c->mask_interrupts;
+    params->reads = c->reads;
+    params->n_reads = c->n_reads;
+    params->areas.r14 = middle(c->areas[AREA_R14]);
+    params->areas.rdi = middle(c->areas[AREA_RDI]);
+    params->areas.rsi = middle(c->areas[AREA_RSI]);
+    params->areas.rbp = middle(c->areas[AREA_RBP]);
+    params->areas.rsp = middle(c->areas[AREA_RSP]);
+}
+
+/* -verbose: every reading of every counter, one row per measurement. */
+static void dump_measurements(struct bench_context *c, const char *which, int64_t copies,
+                              int64_t *const *values, int64_t n)
+{
+    if (!c->report)
+        return;
+    report_line(c->report, "verbose: %s run, %lld copies, %lld measurements", which,
+                (long long)copies, (long long)n);
+    for (size_t k = 0; k < c->n_reads; k++) {
+        report_line(c->report, "verbose:   %s", c->reads[k].name);
+        for (int64_t i = 0; i < n; i++)
+            report_line(c->report, "verbose:     run %lld: %lld", (long long)i,
+                        (long long)values[k][i]);
+    }
+}
+
+/*
+ * The hot loop: call the generated code, keep m2 - m1. Warm-up runs execute
+ * the same instructions and are simply not kept.
+ */
+static void run_measurements(struct bench_context *c, generated_fn fn, struct codegen_data *data,
+                             int64_t warm_up, int64_t n, int64_t *const *values)
+{
+    for (int64_t i = -warm_up; i < n; i++) {
+        fn();
+        if (i < 0)
+            continue;
+        for (size_t k = 0; k < c->n_reads; k++)
+            values[k][i] = (int64_t)(data->m2[k] - data->m1[k]);
+    }
+}
+
+static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
+{
+    nb_snprintf(error, cap, fmt, a);
+    return status;
+}
+
+int bench_measure(struct bench_context *c, const struct bench_options *o,
+                  const struct bench_code *code, struct bench_result *out, char *error,
+                  size_t error_cap)
+{
+    const struct nb_platform *p = c->p;
+    int status = NB_OK;
+    uint8_t *buf = NULL;
+    int64_t *store = NULL;
+    size_t store_bytes = 0;
+
+    if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
+        return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
+
+    for (int a = 0; a < AREA_COUNT; a++)
+        nb_memset(c->areas[a], 0, BENCH_AREA_SIZE);
+
+    struct codegen_params params;
+    init_params(c, o, code, &params);
+    int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
+    int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
+
+    /* The main run is the largest; size the buffer for it once. */
+    params.copies = main_copies;
+    size_t buf_size = codegen_run_size(&params);
+    size_t once_size = codegen_one_time_size(&params);
+    if (once_size > buf_size)
+        buf_size = once_size;
+    /* Guard the multiplication inside codegen_run_size against absurd requests. */
+    if (code->len[PART_MAIN] && (uint64_t)main_copies > (1ull << 40) / code->len[PART_MAIN])
+        return fail(error, error_cap, NB_ENOMEM, "generated code would exceed 1 TiB (%llu copies)",
+                    (unsigned long long)main_copies);
+    buf = p->alloc_exec(p->ctx, buf_size);
+    if (!buf)
+        return fail(error, error_cap, NB_ENOMEM,
+                    "cannot allocate %llu bytes of executable memory for the generated code "
+                    "(lower -unroll_count)", buf_size);
+
+    int64_t n = o->n_measurements;
+    store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
+    store = p->alloc_data(p->ctx, store_bytes);
+    if (!store) {
+        status = fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements",
+                      store_bytes);
+        goto out;
+    }
+    int64_t *base_values[NB_MAX_COUNTERS], *main_values[NB_MAX_COUNTERS];
+    for (size_t k = 0; k < c->n_reads; k++) {
+        base_values[k] = store + (size_t)n * k;
+        main_values[k] = store + (size_t)n * (c->n_reads + k);
+    }
+    struct codegen_data *data = (struct codegen_data *)buf;
+
+    if (code->len[PART_ONE_TIME_INIT]) {
+        generated_fn once = (generated_fn)codegen_emit_one_time(buf, buf_size, &params);
+        if (!once) {
+            status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
+                          buf_size);
+            goto out;
+        }
+        once();
+    }
+
+    params.copies = o->unroll_count;
+    if (o->initial_warm_up_count > 0) {
+        generated_fn warm = (generated_fn)codegen_emit_run(buf, buf_size, &params);
+        if (!warm) {
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            goto out;
+        }
+        for (int64_t i = 0; i < o->initial_warm_up_count; i++)
+            warm();
+    }
+
+    int64_t copies[2] = { base_copies, main_copies };
+    int64_t *const *values[2] = { base_values, main_values };
+    for (int run = 0; run < 2; run++) {
+        params.copies = copies[run];
+        generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params);
+        if (!fn) {
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            goto out;
+        }
+        run_measurements(c, fn, data, o->warm_up_count, n, values[run]);
+        if (o->verbose)
+            dump_measurements(c, run == 0 ? "base" : "main", copies[run], values[run], n);
+    }
+
+    int64_t reps = stats_repetitions(o->unroll_count, o->loop_count);
+    out->n = c->n_reads;
+    for (size_t k = 0; k < c->n_reads; k++) {
+        struct agg_value b = stats_aggregate(base_values[k], (size_t)n, o->aggregate);
+        struct agg_value m = stats_aggregate(main_values[k], (size_t)n, o->aggregate);
+        out->names[k] = c->reads[k].name;
+        out->values[k] = stats_result(m, b, reps, o->no_normalization);
+    }
+
+out:
+    if (store)
+        p->free_mem(p->ctx, store, store_bytes);
+    if (buf)
+        p->free_mem(p->ctx, buf, buf_size);
+    return status;
+}

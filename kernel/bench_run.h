@@ -1,0 +1,56 @@
+/*
+ * bench_run.h — measures one benchmark: generates the code, runs the
+ * one-time init, the initial warm-up, the baseline and the main run
+ * (warm-up runs + n_measurements each), and computes nanoBench's result for
+ * every counter.
+ */
+#ifndef BENCH_RUN_H
+#define BENCH_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_options.h"
+#include "counter_read.h"
+#include "nb_platform.h"
+#include "nb_report.h"
+
+/* nanoBench's memory areas: R14, RDI, RSI, RBP and RSP point to the middle of one each. */
+#define BENCH_AREA_SIZE (1024u * 1024u)
+enum bench_area { AREA_R14 = 0, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, AREA_COUNT };
+
+/* What stays the same for every benchmark of a suite. */
+struct bench_context {
+    const struct nb_platform *p;
+    struct report *report;  /* for -verbose dumps; may be NULL */
+    uint8_t *areas[AREA_COUNT];
+    const struct counter_read *reads; /* what every measurement reads */
+    size_t n_reads;
+    bool mask_interrupts;   /* false only for host tests in user mode */
+};
+
+struct bench_code {
+    const uint8_t *part[PART_COUNT];
+    size_t len[PART_COUNT];
+};
+
+struct bench_result {
+    size_t n;
+    const char *names[NB_MAX_COUNTERS];
+    int64_t values[NB_MAX_COUNTERS]; /* stats_result() units */
+};
+
+/* Allocates the memory areas; returns NB_OK or NB_ENOMEM. */
+int bench_context_init(struct bench_context *c, const struct nb_platform *p);
+void bench_context_free(struct bench_context *c);
+
+/*
+ * Runs one benchmark. Returns NB_OK with *out filled, or an error status with
+ * a one-line reason in `error`.
+ */
+int bench_measure(struct bench_context *c, const struct bench_options *o,
+                  const struct bench_code *code, struct bench_result *out, char *error,
+                  size_t error_cap);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * nb_main.c — the image's run: banner, fingerprint, every benchmark of the
+ * compiled suite, end banner (see nb_main.h).
+ *
+ * A benchmark that cannot run (bad option, missing code file, generation
+ * failure) gets an `error:` line and the suite goes on; the results files are
+ * flushed after every benchmark so nothing measured is lost.
+ */
+#include "nb_main.h"
+#include "bench_options.h"
+#include "bench_run.h"
+#include "bench_stats.h"
+#include "counter_read.h"
+#include "machine.h"
+#include "nb_arena.h"
+#include "nb_report.h"
+#include "nb_text.h"
+#include "nb_version.h"
+#include "suite.h"
+
+#define TSC_CALIBRATION_MS 50
+#define PATH_MAX_LEN 256
+
+/* RDTSC is always measured and always printed first, under nanoBench's name. */
+static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
+
+struct run_state {
+    const struct nb_platform *p;
+    struct report report;
+    struct bench_context bench;
+    enum nb_finish_action finish;
+};
+
+static void print_fingerprint(struct run_state *s)
+{
+    struct machine_info m;
+    machine_identify(s->p, &m);
+    machine_tsc_frequency(s->p, &m, TSC_CALIBRATION_MS);
+    char microcode[24] = "unknown";
+    if (m.microcode_known)
+        nb_snprintf(microcode, sizeof(microcode), "0x%x", m.microcode);
+    report_line(&s->report, "cpu: %s \"%s\" family 0x%x model 0x%x stepping %u microcode %s",
+                m.vendor, m.brand[0] ? m.brand : "(no brand string)", m.family, m.model,
+                m.stepping, microcode);
+    report_line(&s->report, "tsc: invariant %s, rdtscp %s, %llu.%03llu MHz (%s)",
+                m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
+                (unsigned long long)(m.tsc_hz / 1000000u),
+                (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
+    report_line(&s->report,
+                "counters: RDTSC only (this build does not program performance counters yet)");
+}
+
+/* Parses the options of one entry; on error reports which line caused it. */
+static bool parse_entry_options(struct run_state *s, const struct suite_entry *e,
+                                struct bench_options *o)
+{
+    struct option_error err;
+    bench_options_init(o);
+    int n_defaults = e->argc - e->own_argc;
+    if (bench_options_parse(o, n_defaults, e->argv, SCOPE_TARGET, &err) != NB_OK) {
+        report_error(&s->report, "suite line %u (defaults): %s", e->defaults_line, err.message);
+        return false;
+    }
+    if (bench_options_parse(o, e->own_argc, e->argv + n_defaults, SCOPE_TARGET, &err) != NB_OK ||
+        bench_options_validate(o, &err) != NB_OK) {
+        report_error(&s->report, "suite line %u: %s", e->line, err.message);
+        return false;
+    }
+    return true;
+}
+
+static void free_code(struct run_state *s, struct bench_code *code, size_t *sizes)
+{
+    for (int part = 0; part < PART_COUNT; part++) {
+        if (code->part[part])
+            s->p->free_file(s->p->ctx, (void *)code->part[part], sizes[part]);
+        code->part[part] = NULL;
+    }
+}
+
+static bool load_code(struct run_state *s, const struct suite_entry *e,
+                      const struct bench_options *o, struct bench_code *code, size_t *sizes)
+{
+    nb_memset(code, 0, sizeof(*code));
+    for (int part = 0; part < PART_COUNT; part++) {
+        sizes[part] = 0;
+        if (!o->code_path[part])
+            continue;
+        char path[PATH_MAX_LEN];
+        nb_snprintf(path, sizeof(path), NB_DIR "/%s", o->code_path[part]);
+        void *data = NULL;
+        int st = s->p->read_file(s->p->ctx, path, &data, &sizes[part]);
+        if (st != NB_OK) {
+            report_error(&s->report, "suite line %u: option %s: cannot read %s (%s)", e->line,
+                         code_part_code_option((enum code_part)part), path,
+                         st == NB_ENOENT ? "no such file on the image" : "read error");
+            free_code(s, code, sizes);
+            return false;
+        }
+        code->part[part] = data;
+        code->len[part] = sizes[part];
+    }
+    return true;
+}
+
+static void run_benchmark(struct run_state *s, const struct suite_entry *e)
+{
+    report_begin(&s->report, e->name);
+    struct bench_options o;
+    if (e->error) {
+        report_error(&s->report, "suite line %u: %s", e->line, e->error);
+    } else if (parse_entry_options(s, e, &o)) {
+        if (o.finish_set)
+            s->finish = o.finish;
+        struct bench_code code;
+        size_t sizes[PART_COUNT];
+        if (load_code(s, e, &o, &code, sizes)) {
+            struct bench_result result;
+            char error[200];
+            if (bench_measure(&s->bench, &o, &code, &result, error, sizeof(error)) == NB_OK) {
+                for (size_t k = 0; k < result.n; k++) {
+                    char value[32];
+                    stats_format(value, sizeof(value), result.values[k], o.no_normalization);
+                    report_value(&s->report, result.names[k], value);
+                }
+            } else {
+                report_error(&s->report, "%s", error);
+            }
+            free_code(s, &code, sizes);
+        }
+    }
+    report_end(&s->report);
+}
+
+/* A defaults line is not run, but its -finish (and its errors) still count. */
+static void apply_defaults(struct run_state *s, const struct suite_entry *e)
+{
+    struct bench_options o;
+    struct option_error err;
+    bench_options_init(&o);
+    if (e->error || bench_options_parse(&o, e->argc, e->argv, SCOPE_TARGET, &err) != NB_OK) {
+        report_begin(&s->report, "defaults");
+        report_error(&s->report, "suite line %u: %s", e->line, e->error ? e->error : err.message);
+        report_end(&s->report);
+        return;
+    }
+    if (o.finish_set)
+        s->finish = o.finish;
+}
+
+static void run_suite(struct run_state *s, const char *text, size_t len)
+{
+    struct nb_arena arena;
+    size_t arena_size = 4 * len + 65536;
+    void *memory = s->p->alloc_data(s->p->ctx, arena_size);
+    nb_arena_init(&arena, memory, arena_size);
+    struct suite suite;
+    if (!memory || suite_parse(text, len, &arena, &suite) != NB_OK) {
+        report_line(&s->report, "error: out of memory parsing " NB_SUITE_PATH);
+        s->report.n_errors++;
+    } else {
+        for (size_t i = 0; i < suite.count; i++) {
+            if (suite.entries[i].is_defaults)
+                apply_defaults(s, &suite.entries[i]);
+            else
+                run_benchmark(s, &suite.entries[i]);
+        }
+    }
+    if (memory)
+        s->p->free_mem(s->p->ctx, memory, arena_size);
+}
+
+enum nb_finish_action nb_run_image(const struct nb_platform *p)
+{
+    static struct run_state s;
+    nb_memset(&s, 0, sizeof(s));
+    s.p = p;
+    s.finish = NB_FINISH_SHUTDOWN;
+    report_init(&s.report, p);
+    report_open_files(&s.report);
+
+    report_line(&s.report, "nanoBench-EFI %s", NB_VERSION);
+    print_fingerprint(&s);
+    if (s.report.files_ok)
+        report_line(&s.report, "results: %s, %s", s.report.txt_path, s.report.csv_path);
+
+    void *text = NULL;
+    size_t len = 0;
+    int st = p->read_file(p->ctx, NB_SUITE_PATH, &text, &len);
+    if (st != NB_OK) {
+        report_line(&s.report, "error: cannot read %s (%s)", NB_SUITE_PATH,
+                    st == NB_ENOENT ? "no such file" : "read error");
+        s.report.n_errors++;
+    } else if (bench_context_init(&s.bench, p) != NB_OK) {
+        report_line(&s.report, "error: cannot allocate the benchmark memory areas");
+        s.report.n_errors++;
+    } else {
+        s.bench.report = &s.report;
+        s.bench.reads = TSC_ONLY;
+        s.bench.n_reads = 1;
+        s.bench.mask_interrupts = true;
+        run_suite(&s, text, len);
+        bench_context_free(&s.bench);
+    }
+    if (text)
+        p->free_file(p->ctx, text, len);
+
+    report_line(&s.report, "nanoBench-EFI done: %u benchmark%s, %u error%s, finish: %s",
+                s.report.n_benchmarks, s.report.n_benchmarks == 1 ? "" : "s", s.report.n_errors,
+                s.report.n_errors == 1 ? "" : "s", finish_action_name(s.finish));
+    report_close(&s.report);
+    return s.finish;
+}

@@ -1,0 +1,22 @@
+/*
+ * nb_main.h — the engine's entry point, called once by boot/efi_main.c after
+ * the platform seam is filled in.
+ */
+#ifndef NB_MAIN_H
+#define NB_MAIN_H
+
+#include "nb_platform.h"
+
+/* Where the compiled suite lives on the boot partition. */
+#define NB_SUITE_PATH "nanobench/suite.nb"
+#define NB_DIR "nanobench"
+#define NB_RESULTS_DIR "nanobench/results"
+
+/*
+ * Prints the banner and fingerprint, runs every benchmark of the suite,
+ * writes the results files, prints the end banner and returns the finish
+ * action the suite asked for (shutdown by default).
+ */
+enum nb_finish_action nb_run_image(const struct nb_platform *p);
+
+#endif

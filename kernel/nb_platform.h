@@ -1,0 +1,85 @@
+/*
+ * nb_platform.h — the one seam between the freestanding engine (kernel/, pmu/)
+ * and the machine it runs on.
+ *
+ * boot/ fills this with UEFI services and real instructions; host unit tests
+ * fill it with fakes that record MSR writes, script CPUID answers and keep
+ * files in memory. kernel/ and pmu/ never include <efi.h> and never touch
+ * hardware except through these pointers (plus CPU instructions that the
+ * generated benchmark code itself contains).
+ *
+ * Every function returns 0 on success and a negative NB_E* status on failure,
+ * unless noted otherwise.
+ */
+#ifndef NB_PLATFORM_H
+#define NB_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum nb_status {
+    NB_OK = 0,
+    NB_ENOENT = -1,   /* file or folder does not exist */
+    NB_EIO = -2,      /* device error, read-only or full medium */
+    NB_ENOMEM = -3,   /* allocation failed */
+    NB_EINVAL = -4,   /* bad argument or input */
+    NB_EFAULT = -5,   /* privileged access faulted (e.g. rdmsr of a missing MSR) */
+    NB_EUNSUPP = -6,  /* not available on this machine */
+};
+
+/* An open file on the boot partition (opaque to the engine). */
+struct nb_file;
+
+enum nb_finish_action {
+    NB_FINISH_SHUTDOWN = 0, /* power off (QEMU exits) */
+    NB_FINISH_REBOOT,       /* cold reset */
+    NB_FINISH_EXIT,         /* return to the firmware (boot manager) */
+};
+
+struct nb_platform {
+    void *ctx;
+
+    /* Text output: serial port and firmware console. Never fails. */
+    void (*write_text)(void *ctx, const char *text, size_t len);
+
+    /*
+     * Files on the boot partition. Paths are relative to the volume root and
+     * use '/' separators, e.g. "nanobench/suite.nb".
+     * read_file allocates *data with alloc_data-compatible memory that must be
+     * released with free_file. A 0-byte file yields *data == NULL, *size == 0.
+     */
+    int (*read_file)(void *ctx, const char *path, void **data, size_t *size);
+    void (*free_file)(void *ctx, void *data, size_t size);
+    /* true when the path names an existing file or folder */
+    bool (*file_exists)(void *ctx, const char *path);
+    /* create the folder (parents must exist); existing folder is not an error */
+    int (*make_dir)(void *ctx, const char *path);
+    /* create (truncate) a file for writing */
+    int (*create_file)(void *ctx, const char *path, struct nb_file **file);
+    /* append bytes at the current end */
+    int (*write_file)(void *ctx, struct nb_file *file, const void *data, size_t len);
+    /* make everything written so far durable on the medium */
+    int (*flush_file)(void *ctx, struct nb_file *file);
+    void (*close_file)(void *ctx, struct nb_file *file);
+
+    /* Memory. Both return page-aligned, zeroed memory or NULL. */
+    void *(*alloc_exec)(void *ctx, size_t size); /* readable, writable, executable */
+    void *(*alloc_data)(void *ctx, size_t size); /* readable, writable */
+    void (*free_mem)(void *ctx, void *p, size_t size);
+
+    /* Processor identification: CPUID leaf/subleaf into regs[0..3] = EAX, EBX, ECX, EDX. */
+    void (*cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+    /* Model-specific registers. A #GP on access returns NB_EFAULT and leaves *value 0. */
+    int (*read_msr)(void *ctx, uint32_t msr, uint64_t *value);
+    int (*write_msr)(void *ctx, uint32_t msr, uint64_t value);
+
+    /* Clock: the time-stamp counter, and a busy wait of the firmware's own timer. */
+    uint64_t (*read_tsc)(void *ctx);
+    void (*stall_us)(void *ctx, uint32_t microseconds);
+
+    /* What to do when the suite has ended. Does not return on success. */
+    void (*finish)(void *ctx, enum nb_finish_action action);
+};
+
+#endif

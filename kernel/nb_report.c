@@ -1,0 +1,225 @@
+/*
+ * nb_report.c — serial text and results files (see nb_report.h).
+ */
+#include "nb_report.h"
+#include "nb_main.h"
+#include "nb_text.h"
+
+#define LINE_MAX 512
+#define LAST_RUN_PATH NB_RESULTS_DIR "/last-run"
+#define RUN_NUMBER_MAX 9999
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case NB_ENOENT: return "not found";
+    case NB_EIO: return "write error (read-only or full partition?)";
+    case NB_ENOMEM: return "out of memory";
+    default: return "error";
+    }
+}
+
+void report_init(struct report *r, const struct nb_platform *p)
+{
+    nb_memset(r, 0, sizeof(*r));
+    r->p = p;
+}
+
+static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len);
+
+static void files_failed(struct report *r, const char *what, int status)
+{
+    r->files_ok = false;
+    char line[LINE_MAX];
+    size_t n = nb_snprintf(line, sizeof(line),
+                           "results: %s: %s; results continue on serial only\n", what,
+                           status_text(status));
+    r->p->write_text(r->p->ctx, line, n < sizeof(line) ? n : sizeof(line) - 1);
+}
+
+static unsigned read_last_run(struct report *r)
+{
+    void *data;
+    size_t size;
+    if (r->p->read_file(r->p->ctx, LAST_RUN_PATH, &data, &size) != NB_OK)
+        return 0;
+    char text[16] = "";
+    size_t n = size < sizeof(text) - 1 ? size : sizeof(text) - 1;
+    nb_memcpy(text, data, n);
+    r->p->free_file(r->p->ctx, data, size);
+    while (n > 0 && nb_is_space(text[n - 1]))
+        text[--n] = '\0';
+    int64_t v;
+    return (nb_parse_i64(text, &v) && v > 0 && v <= RUN_NUMBER_MAX) ? (unsigned)v : 0;
+}
+
+static int write_last_run(struct report *r)
+{
+    struct nb_file *f;
+    int st = r->p->create_file(r->p->ctx, LAST_RUN_PATH, &f);
+    if (st != NB_OK)
+        return st;
+    char text[16];
+    size_t n = nb_snprintf(text, sizeof(text), "%u\n", r->run_number);
+    st = r->p->write_file(r->p->ctx, f, text, n);
+    if (st == NB_OK)
+        st = r->p->flush_file(r->p->ctx, f);
+    r->p->close_file(r->p->ctx, f);
+    return st;
+}
+
+void report_open_files(struct report *r)
+{
+    const struct nb_platform *p = r->p;
+    int st = p->make_dir(p->ctx, NB_RESULTS_DIR);
+    if (st != NB_OK) {
+        files_failed(r, "cannot create folder " NB_RESULTS_DIR, st);
+        return;
+    }
+    unsigned n = read_last_run(r) + 1;
+    for (; n <= RUN_NUMBER_MAX; n++) {
+        nb_snprintf(r->txt_path, sizeof(r->txt_path), NB_RESULTS_DIR "/run-%04u.txt", n);
+        nb_snprintf(r->csv_path, sizeof(r->csv_path), NB_RESULTS_DIR "/run-%04u.csv", n);
+        if (!p->file_exists(p->ctx, r->txt_path) && !p->file_exists(p->ctx, r->csv_path))
+            break;
+    }
+    if (n > RUN_NUMBER_MAX) {
+        files_failed(r, "all run numbers up to 9999 are used", NB_EIO);
+        return;
+    }
+    r->run_number = n;
+    if ((st = write_last_run(r)) != NB_OK) {
+        files_failed(r, "cannot write " LAST_RUN_PATH, st);
+        return;
+    }
+    if ((st = p->create_file(p->ctx, r->txt_path, &r->txt)) != NB_OK) {
+        r->txt = NULL;
+        files_failed(r, r->txt_path, st);
+        return;
+    }
+    if ((st = p->create_file(p->ctx, r->csv_path, &r->csv)) != NB_OK) {
+        r->csv = NULL;
+        files_failed(r, r->csv_path, st);
+        return;
+    }
+    r->files_ok = true;
+    static const char header[] = "benchmark,event,value\n";
+    write_both(r, r->csv, header, sizeof(header) - 1);
+    if (r->files_ok && (st = p->flush_file(p->ctx, r->csv)) != NB_OK)
+        files_failed(r, r->csv_path, st);
+}
+
+/* Appends to one results file; the first failure switches files off. */
+static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len)
+{
+    if (!r->files_ok || !f)
+        return;
+    int st = r->p->write_file(r->p->ctx, f, text, len);
+    if (st != NB_OK)
+        files_failed(r, f == r->txt ? r->txt_path : r->csv_path, st);
+}
+
+static void emit_text(struct report *r, const char *text, size_t len)
+{
+    r->p->write_text(r->p->ctx, text, len);
+    write_both(r, r->txt, text, len);
+}
+
+static void vline(struct report *r, const char *prefix, const char *fmt, va_list ap)
+{
+    char line[LINE_MAX];
+    size_t n = nb_snprintf(line, sizeof(line), "%s", prefix);
+    n += nb_vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+    if (n > sizeof(line) - 2)
+        n = sizeof(line) - 2;
+    line[n++] = '\n';
+    line[n] = '\0';
+    emit_text(r, line, n);
+}
+
+void report_line(struct report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(r, "", fmt, ap);
+    va_end(ap);
+}
+
+/* CSV field quoting (RFC 4180): quote when the text has a comma, quote or newline. */
+static size_t csv_field(char *out, size_t cap, const char *text)
+{
+    bool quote = false;
+    for (const char *c = text; *c; c++)
+        quote |= (*c == ',' || *c == '"' || *c == '\n');
+    size_t n = 0;
+    if (quote && n + 1 < cap)
+        out[n++] = '"';
+    for (const char *c = text; *c && n + 2 < cap; c++) {
+        if (*c == '"')
+            out[n++] = '"';
+        out[n++] = *c;
+    }
+    if (quote && n + 1 < cap)
+        out[n++] = '"';
+    out[n] = '\0';
+    return n;
+}
+
+static void csv_row(struct report *r, const char *event, const char *value)
+{
+    char row[LINE_MAX + 64];
+    size_t n = csv_field(row, sizeof(row), r->benchmark ? r->benchmark : "");
+    row[n++] = ',';
+    n += csv_field(row + n, sizeof(row) - n, event);
+    row[n++] = ',';
+    n += csv_field(row + n, sizeof(row) - n - 1, value);
+    row[n++] = '\n';
+    write_both(r, r->csv, row, n);
+}
+
+void report_begin(struct report *r, const char *name)
+{
+    r->benchmark = name;
+    r->n_benchmarks++;
+    report_line(r, "[%s]", name);
+}
+
+void report_value(struct report *r, const char *event, const char *value)
+{
+    report_line(r, "%s: %s", event, value);
+    csv_row(r, event, value);
+}
+
+void report_error(struct report *r, const char *fmt, ...)
+{
+    char message[LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    nb_vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    r->n_errors++;
+    report_line(r, "error: %s", message);
+    csv_row(r, "error", message);
+}
+
+void report_end(struct report *r)
+{
+    if (!r->files_ok)
+        return;
+    int st = r->p->flush_file(r->p->ctx, r->txt);
+    if (st == NB_OK)
+        st = r->p->flush_file(r->p->ctx, r->csv);
+    if (st != NB_OK)
+        files_failed(r, r->txt_path, st);
+}
+
+void report_close(struct report *r)
+{
+    report_end(r);
+    if (r->txt)
+        r->p->close_file(r->p->ctx, r->txt);
+    if (r->csv)
+        r->p->close_file(r->p->ctx, r->csv);
+    r->txt = r->csv = NULL;
+    r->files_ok = false;
+}

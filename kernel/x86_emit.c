@@ -1,0 +1,204 @@
+/*
+ * x86_emit.c — x86-64 instruction encoders (see x86_emit.h).
+ */
+#include "x86_emit.h"
+#include "nb_text.h"
+
+/* REX prefix bits (SDM vol. 2A 2.2.1). */
+#define REX_BASE 0x40
+#define REX_W 0x08
+#define REX_R 0x04
+#define REX_B 0x01
+
+/* ModRM with mod=00, r/m=101 selects [RIP + disp32] in 64-bit mode (SDM vol. 2A 2.2.1.6). */
+#define MODRM_RIP(reg) ((uint8_t)(((reg) & 7) << 3 | 5))
+#define MODRM_REG(reg, rm) ((uint8_t)(0xC0 | ((reg) & 7) << 3 | ((rm) & 7)))
+
+void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
+{
+    e->start = start;
+    e->pos = start;
+    e->end = start + capacity;
+    e->overflow = false;
+    e->length = 0;
+}
+
+uintptr_t x86_here(const struct x86_emitter *e)
+{
+    return (uintptr_t)e->start + e->length;
+}
+
+void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n)
+{
+    if (!e->overflow && (size_t)(e->end - e->pos) >= n) {
+        nb_memcpy(e->pos, bytes, n);
+        e->pos += n;
+    } else {
+        e->overflow = true;
+    }
+    e->length += n;
+}
+
+void x86_u8(struct x86_emitter *e, uint8_t b)
+{
+    x86_bytes(e, &b, 1);
+}
+
+static void emit_u32(struct x86_emitter *e, uint32_t v)
+{
+    uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    x86_bytes(e, b, 4);
+}
+
+static void emit_u64(struct x86_emitter *e, uint64_t v)
+{
+    emit_u32(e, (uint32_t)v);
+    emit_u32(e, (uint32_t)(v >> 32));
+}
+
+/* disp32 from the end of the instruction (whose remaining length is `tail`) to target. */
+static void emit_rip_disp(struct x86_emitter *e, uintptr_t target, size_t tail)
+{
+    uintptr_t next = x86_here(e) + 4 + tail;
+    emit_u32(e, (uint32_t)(int32_t)(intptr_t)(target - next));
+}
+
+/* Recommended multi-byte NOPs, SDM vol. 2B "NOP" table; 10..15 add 66h prefixes and a CS override. */
+static const uint8_t NOPS[10][9] = {
+    { 0 },
+    { 0x90 },
+    { 0x66, 0x90 },
+    { 0x0F, 0x1F, 0x00 },
+    { 0x0F, 0x1F, 0x40, 0x00 },
+    { 0x0F, 0x1F, 0x44, 0x00, 0x00 },
+    { 0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00 },
+    { 0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00 },
+    { 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+    { 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+};
+
+void x86_nop_bytes(uint8_t *out, unsigned n)
+{
+    if (n <= 9) {
+        nb_memcpy(out, NOPS[n], n);
+        return;
+    }
+    unsigned prefixes = n - 9;
+    nb_memset(out, 0x66, prefixes);
+    out[prefixes] = 0x2E;
+    nb_memcpy(out + prefixes + 1, NOPS[8], 8);
+}
+
+void x86_nop_fill(struct x86_emitter *e, size_t n)
+{
+    uint8_t nop[X86_NOP_MAX];
+    while (n > 0) {
+        /* 9 bytes is the longest NOP without redundant prefixes, which some cores decode slowly. */
+        unsigned chunk = n > 9 ? 9 : (unsigned)n;
+        x86_nop_bytes(nop, chunk);
+        x86_bytes(e, nop, chunk);
+        n -= chunk;
+    }
+}
+
+static void rex_w_reg(struct x86_emitter *e, enum x86_reg reg)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_R : 0)));
+}
+
+void x86_mov_rip_from_reg64(struct x86_emitter *e, uintptr_t target, enum x86_reg reg)
+{
+    rex_w_reg(e, reg);
+    x86_u8(e, 0x89); /* MOV r/m64, r64 */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_mov_reg64_from_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target)
+{
+    rex_w_reg(e, reg);
+    x86_u8(e, 0x8B); /* MOV r64, r/m64 */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_mov_rip_from_reg32(struct x86_emitter *e, uintptr_t target, enum x86_reg reg)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_R);
+    x86_u8(e, 0x89); /* MOV r/m32, r32 */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_mov_reg64_imm64(struct x86_emitter *e, enum x86_reg reg, uint64_t imm)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_B : 0)));
+    x86_u8(e, (uint8_t)(0xB8 + (reg & 7))); /* MOV r64, imm64 */
+    emit_u64(e, imm);
+}
+
+void x86_mov_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_B);
+    x86_u8(e, (uint8_t)(0xB8 + (reg & 7))); /* MOV r32, imm32 (zero-extends) */
+    emit_u32(e, imm);
+}
+
+void x86_mov_reg64_simm32(struct x86_emitter *e, enum x86_reg reg, int32_t imm)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_B : 0)));
+    x86_u8(e, 0xC7); /* MOV r/m64, imm32 (sign-extended), /0 */
+    x86_u8(e, MODRM_REG(0, reg));
+    emit_u32(e, (uint32_t)imm);
+}
+
+void x86_xor_reg32(struct x86_emitter *e, enum x86_reg reg)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_R | REX_B);
+    x86_u8(e, 0x31); /* XOR r/m32, r32: zeroes the whole 64-bit register */
+    x86_u8(e, MODRM_REG(reg, reg));
+}
+
+void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_B : 0)));
+    x86_u8(e, 0xFF); /* DEC r/m64, /1 */
+    x86_u8(e, MODRM_REG(1, reg));
+}
+
+void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, 0x0F);
+    x86_u8(e, 0x85);
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_fxsave64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, REX_BASE | REX_W);
+    x86_u8(e, 0x0F);
+    x86_u8(e, 0xAE); /* FXSAVE64 m512, /0 */
+    x86_u8(e, MODRM_RIP(0));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, REX_BASE | REX_W);
+    x86_u8(e, 0x0F);
+    x86_u8(e, 0xAE); /* FXRSTOR64 m512, /1 */
+    x86_u8(e, MODRM_RIP(1));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_lfence(struct x86_emitter *e) { x86_bytes(e, "\x0F\xAE\xE8", 3); }
+void x86_rdtsc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x31", 2); }
+void x86_rdpmc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x33", 2); }
+void x86_rdmsr(struct x86_emitter *e) { x86_bytes(e, "\x0F\x32", 2); }
+void x86_pushfq(struct x86_emitter *e) { x86_u8(e, 0x9C); }
+void x86_popfq(struct x86_emitter *e) { x86_u8(e, 0x9D); }
+void x86_cli(struct x86_emitter *e) { x86_u8(e, 0xFA); }
+void x86_ret(struct x86_emitter *e) { x86_u8(e, 0xC3); }

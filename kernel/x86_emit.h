@@ -1,0 +1,67 @@
+/*
+ * x86_emit.h — byte-level x86-64 encoders for the handful of instructions the
+ * code generator needs. Encodings follow the Intel SDM vol. 2 instruction
+ * pages; tests/unit/test_x86_emit.c checks each one against `nasm -f bin`.
+ *
+ * An emitter writes at e->pos and advances it. It never writes past e->end:
+ * on overflow it sets e->overflow and only counts, so a dry run with
+ * end == start measures the size of a sequence.
+ */
+#ifndef X86_EMIT_H
+#define X86_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* General-purpose register numbers as encoded in ModRM/REX (SDM vol. 2A 2.1.5). */
+enum x86_reg {
+    RAX = 0, RCX, RDX, RBX, RSP, RBP, RSI, RDI,
+    R8, R9, R10, R11, R12, R13, R14, R15,
+};
+
+/* Longest NOP the SDM recommends building from prefixes (vol. 2B, NOP). */
+#define X86_NOP_MAX 15
+
+struct x86_emitter {
+    uint8_t *start; /* where the code will execute (RIP-relative targets need it) */
+    uint8_t *pos;
+    uint8_t *end;
+    bool overflow;
+    size_t length; /* bytes emitted or counted so far */
+};
+
+void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity);
+/* Address the next byte will have. */
+uintptr_t x86_here(const struct x86_emitter *e);
+
+void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n);
+void x86_u8(struct x86_emitter *e, uint8_t b);
+
+/* The recommended n-byte NOP, 1 <= n <= 15; writes n bytes into out. */
+void x86_nop_bytes(uint8_t *out, unsigned n);
+/* Fills n bytes with as few NOP instructions as possible. */
+void x86_nop_fill(struct x86_emitter *e, size_t n);
+
+void x86_mov_rip_from_reg64(struct x86_emitter *e, uintptr_t target, enum x86_reg reg);
+void x86_mov_reg64_from_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target);
+void x86_mov_rip_from_reg32(struct x86_emitter *e, uintptr_t target, enum x86_reg reg);
+void x86_mov_reg64_imm64(struct x86_emitter *e, enum x86_reg reg, uint64_t imm);
+void x86_mov_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm);
+void x86_mov_reg64_simm32(struct x86_emitter *e, enum x86_reg reg, int32_t imm);
+void x86_xor_reg32(struct x86_emitter *e, enum x86_reg reg);
+void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg);
+/* jnz to an absolute target address (rel32 form). */
+void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target);
+void x86_fxsave64_rip(struct x86_emitter *e, uintptr_t target);
+void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target);
+void x86_lfence(struct x86_emitter *e);
+void x86_rdtsc(struct x86_emitter *e);
+void x86_rdpmc(struct x86_emitter *e);
+void x86_rdmsr(struct x86_emitter *e);
+void x86_pushfq(struct x86_emitter *e);
+void x86_popfq(struct x86_emitter *e);
+void x86_cli(struct x86_emitter *e);
+void x86_ret(struct x86_emitter *e);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * counter_read.h — how the generated code reads one counter value.
+ *
+ * The planner (pmu/) decides what is read; the code generator (kernel/)
+ * turns each entry into instructions: RDTSC, RDPMC with ECX = index
+ * (bit 30 selects the fixed counters on Intel, SDM vol. 2B RDPMC), or RDMSR
+ * with ECX = MSR address for counters only readable that way (uncore, RAPL,
+ * APERF/MPERF).
+ */
+#ifndef COUNTER_READ_H
+#define COUNTER_READ_H
+
+#include <stdint.h>
+
+#define NB_MAX_COUNTERS 32
+
+enum counter_read_kind {
+    READ_TSC = 0,
+    READ_PMC,
+    READ_MSR,
+};
+
+struct counter_read {
+    enum counter_read_kind kind;
+    uint32_t ecx;     /* RDPMC index or MSR address; unused for RDTSC */
+    const char *name; /* what the report calls it: "RDTSC", "CORE_CYCLES"... */
+};
+
+#endif

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tools/install-deps.sh — installs the Debian packages the build, `make run`
+# and `make test` need, but only those that are missing (checked with
+# dpkg-query, so a machine that has everything never touches apt).
+#
+# usage: tools/install-deps.sh [extra-package...]
+set -euo pipefail
+
+PACKAGES=(
+    make gcc libc6-dev binutils     # host tools and unit tests
+    gnu-efi                         # UEFI application headers, crt0 and linker script
+    nasm                            # assembler for -asm snippets and boot/*.asm
+    qemu-system-x86 ovmf            # boot the image at a desk and in CI
+    mtools dosfstools gdisk         # build the GPT + FAT32 image without root or loop devices
+    "$@"
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "nanobench: installing missing Debian packages: ${missing[*]}" >&2
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null; then
+        SUDO=(sudo)
+    else
+        echo "nanobench: need root (or sudo) to install: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q >&2
+"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

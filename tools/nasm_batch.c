@@ -1,0 +1,183 @@
+/*
+ * nasm_batch.c — one nasm run per suite (see nasm_batch.h).
+ */
+#define _GNU_SOURCE
+#include "nasm_batch.h"
+#include "asm_translate.h"
+#include "host_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void append_str(char **out, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append_str(char **out, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece;
+    int n = vasprintf(&piece, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        perror("nanobench");
+        exit(2);
+    }
+    *out = realloc(*out, *len + (size_t)n + 1);
+    memcpy(*out + *len, piece, (size_t)n + 1);
+    *len += (size_t)n;
+    free(piece);
+}
+
+static void print_location(const struct asm_job *j)
+{
+    if (j->bench_name)
+        fprintf(stderr, "nanobench: benchmark '%s'%s%s%s: ", j->bench_name, j->where ? " (" : "",
+                j->where ? j->where : "", j->where ? ")" : "");
+    else
+        fprintf(stderr, "nanobench: ");
+}
+
+/* Builds the nasm source for jobs[first..last); returns 0 or -1 after printing errors. */
+static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len)
+{
+    int failed = 0;
+    append_str(src, len, "bits 64\ndefault rel\n");
+    for (size_t i = first; i < last; i++) {
+        char err[200];
+        append_str(src, len, "__nb_start_%zu:\n%%line 0+1 nb%zu.%d\n", i, i, (int)jobs[i].part);
+        if (asm_translate(jobs[i].text, src, len, err, sizeof(err)) != 0) {
+            print_location(&jobs[i]);
+            fprintf(stderr, "%s: %s\n", code_part_asm_option(jobs[i].part), err);
+            failed = -1;
+        }
+        append_str(src, len, "%%line 0+1 nb-internal\n__nb_end_%zu:\n", i);
+    }
+    append_str(src, len, "align 8, db 0\n__nb_table:\n");
+    for (size_t i = first; i < last; i++)
+        append_str(src, len, "dq __nb_start_%zu, __nb_end_%zu\n", i, i);
+    return failed;
+}
+
+/* Rewrites "nbJ.P:LINE: error: text" as a message naming benchmark, option and statement. */
+static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *output)
+{
+    const char *line = output;
+    while (line && *line) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        size_t job, lineno;
+        int part, consumed = 0;
+        if (sscanf(line, "nb%zu.%d:%zu: %n", &job, &part, &lineno, &consumed) == 3 && consumed &&
+            job < n_jobs) {
+            char statement[160];
+            asm_statement(jobs[job].text, (unsigned)lineno, statement, sizeof(statement));
+            print_location(&jobs[job]);
+            fprintf(stderr, "%s statement %zu '%s': %.*s\n", code_part_asm_option(jobs[job].part),
+                    lineno, statement, (int)(len - (size_t)consumed), line + consumed);
+        } else if (len > 0) {
+            fprintf(stderr, "nanobench: nasm: %.*s\n", (int)len, line);
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+/* Runs nasm; returns its exit status (or -1), with its stderr in *output. */
+static int run_nasm(const char *src_path, const char *bin_path, const char *err_path, char **output)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (!freopen(err_path, "w", stderr))
+            _exit(127);
+        execlp("nasm", "nasm", "-f", "bin", "-w-other", "-o", bin_path, src_path, (char *)NULL);
+        fprintf(stderr, "nb-internal:0: cannot run nasm: %s (install the nasm package)\n",
+                strerror(errno));
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    size_t size;
+    *output = host_read_file(err_path, &size);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Assembles jobs[first..last) in one nasm run; returns 0 on success. */
+static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, size_t last,
+                          const char *workdir, bool report_errors)
+{
+    char *src = NULL;
+    size_t len = 0;
+    if (build_source(jobs, first, last, &src, &len) != 0) {
+        free(src);
+        return -1;
+    }
+    char *src_path = host_path_join(workdir, "suite.asm");
+    char *bin_path = host_path_join(workdir, "suite.bin");
+    char *err_path = host_path_join(workdir, "nasm.log");
+    char *output = NULL;
+    int rc = -1;
+    if (host_write_file(src_path, src, len) != 0) {
+        fprintf(stderr, "nanobench: cannot write %s: %s\n", src_path, strerror(errno));
+        goto out;
+    }
+    int status = run_nasm(src_path, bin_path, err_path, &output);
+    if (status != 0) {
+        if (report_errors)
+            report_nasm_output(jobs, n_jobs, output ? output : "nasm failed\n");
+        goto out;
+    }
+    if (output)
+        report_nasm_output(jobs, n_jobs, output); /* warnings of a successful run */
+    size_t bin_len;
+    uint8_t *bin = (uint8_t *)host_read_file(bin_path, &bin_len);
+    size_t table = 16 * (last - first);
+    if (!bin || bin_len < table) {
+        fprintf(stderr, "nanobench: nasm produced no usable output in %s\n", bin_path);
+        free(bin);
+        goto out;
+    }
+    const uint64_t *offsets = (const uint64_t *)(bin + bin_len - table);
+    for (size_t i = first; i < last; i++) {
+        uint64_t start = offsets[2 * (i - first)], end = offsets[2 * (i - first) + 1];
+        jobs[i].len = (size_t)(end - start);
+        jobs[i].bytes = malloc(jobs[i].len ? jobs[i].len : 1);
+        memcpy(jobs[i].bytes, bin + start, jobs[i].len);
+    }
+    free(bin);
+    rc = 0;
+out:
+    free(output);
+    free(src);
+    free(src_path);
+    free(bin_path);
+    free(err_path);
+    return rc;
+}
+
+int nasm_assemble(struct asm_job *jobs, size_t n, const char *workdir)
+{
+    if (n == 0)
+        return 0;
+    if (assemble_range(jobs, n, 0, n, workdir, false) == 0)
+        return 0;
+    /* Slow path, only on failure: one run per benchmark for exact attribution. */
+    int failed = 0;
+    for (size_t first = 0; first < n;) {
+        size_t last = first;
+        while (last < n && jobs[last].bench == jobs[first].bench)
+            last++;
+        if (assemble_range(jobs, n, first, last, workdir, true) != 0)
+            failed++;
+        first = last;
+    }
+    return failed;
+}

@@ -1,0 +1,343 @@
+/*
+ * nb_compile.c — the host half of tools/nanobench: validates a command line
+ * or suite file with the same parsers the image uses, assembles all -asm*
+ * snippets with one nasm run, and writes the staging tree for the image:
+ *
+ *   OUTDIR/nanobench/suite.nb         compiled suite (target options only)
+ *   OUTDIR/nanobench/code/NAME-PART.bin
+ *   OUTDIR/cli.env                    settings for the shell driver
+ *
+ * usage: nb_compile OUTDIR [nanoBench options...]
+ * Exit status: 0 ok, 2 bad input (every problem is printed, each naming the
+ * benchmark, the option and the file line).
+ */
+#define _GNU_SOURCE
+#include "bench_options.h"
+#include "host_file.h"
+#include "nasm_batch.h"
+#include "nb_arena.h"
+#include "nb_version.h"
+#include "suite.h"
+#include "suite_writer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SINGLE_NAME "benchmark"
+
+struct bench {
+    const char *name;
+    char *where; /* "file:line", NULL for the command line */
+    struct bench_options o;
+    bool ok;
+    uint8_t *code[PART_COUNT];
+    size_t code_len[PART_COUNT];
+    bool has_code[PART_COUNT];
+};
+
+struct compile {
+    const char *outdir;
+    struct bench_options cli;
+    char **cli_bench_args; /* command-line options that apply to every benchmark */
+    int n_cli_bench_args;
+    const char *suite_dir; /* base for relative -code paths */
+    struct bench *benches;
+    size_t n;
+    int errors;
+    enum nb_finish_action finish;
+};
+
+static void error_at(struct compile *c, const struct bench *b, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void error_at(struct compile *c, const struct bench *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (b && c->cli.suite_path)
+        fprintf(stderr, "nanobench: benchmark '%s' (%s): ", b->name, b->where);
+    else
+        fprintf(stderr, "nanobench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    c->errors++;
+}
+
+/* Options for one benchmark: command line first, then the suite line (which wins). */
+static bool parse_bench(struct compile *c, struct bench *b, int argc, char **argv)
+{
+    struct option_error err;
+    bench_options_init(&b->o);
+    if (bench_options_parse(&b->o, c->n_cli_bench_args, c->cli_bench_args,
+                            SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK ||
+        bench_options_parse(&b->o, argc, argv, SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK ||
+        bench_options_validate(&b->o, &err) != NB_OK) {
+        error_at(c, b, "%s", err.message);
+        return false;
+    }
+    if (b->o.suite_path || b->o.image_path || b->o.results_dir || b->o.icount >= 0) {
+        error_at(c, b, "options -suite, -image, -results and -icount belong on the command line");
+        return false;
+    }
+    if (b->o.finish_set)
+        c->finish = b->o.finish;
+    return true;
+}
+
+static void load_suite(struct compile *c)
+{
+    size_t size;
+    char *text = host_read_file(c->cli.suite_path, &size);
+    if (!text) {
+        fprintf(stderr, "nanobench: cannot read suite file %s: %s\n", c->cli.suite_path,
+                strerror(errno));
+        c->errors++;
+        return;
+    }
+    struct nb_arena arena;
+    size_t arena_size = 4 * size + 65536;
+    nb_arena_init(&arena, malloc(arena_size), arena_size);
+    struct suite suite;
+    if (suite_parse(text, size, &arena, &suite) != NB_OK) {
+        fprintf(stderr, "nanobench: out of memory parsing %s\n", c->cli.suite_path);
+        exit(2);
+    }
+    c->benches = calloc(suite.count + 1, sizeof(*c->benches));
+    for (size_t i = 0; i < suite.count; i++) {
+        const struct suite_entry *e = &suite.entries[i];
+        struct bench *b = &c->benches[c->n];
+        b->name = e->name;
+        if (asprintf(&b->where, "%s:%u", c->cli.suite_path, e->line) < 0)
+            exit(2);
+        if (e->error) {
+            error_at(c, b, "%s", e->error);
+            continue;
+        }
+        if (e->is_defaults) {
+            struct bench_options o;
+            struct option_error err;
+            bench_options_init(&o);
+            if (bench_options_parse(&o, e->argc, e->argv, SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK)
+                error_at(c, b, "%s", err.message);
+            else if (o.finish_set)
+                c->finish = o.finish;
+            continue;
+        }
+        for (size_t k = 0; k < c->n; k++) {
+            if (strcmp(c->benches[k].name, b->name) == 0) {
+                error_at(c, b, "duplicate benchmark name (first defined at %s)",
+                         c->benches[k].where);
+                break;
+            }
+        }
+        b->ok = parse_bench(c, b, e->argc, e->argv);
+        c->n++;
+    }
+    /* The arena and text stay alive: option strings point into them. */
+}
+
+static void load_code_files(struct compile *c, struct bench *b)
+{
+    for (int part = 0; part < PART_COUNT; part++) {
+        if (!b->o.code_path[part])
+            continue;
+        char *path = host_path_join(c->suite_dir, b->o.code_path[part]);
+        size_t size;
+        char *data = host_read_file(path, &size);
+        if (!data) {
+            error_at(c, b, "option %s: cannot read %s: %s", code_part_code_option(part), path,
+                     strerror(errno));
+            b->ok = false;
+        } else {
+            b->code[part] = (uint8_t *)data;
+            b->code_len[part] = size;
+            b->has_code[part] = true;
+        }
+        free(path);
+    }
+}
+
+static void assemble(struct compile *c)
+{
+    struct asm_job *jobs = calloc(c->n * PART_COUNT + 1, sizeof(*jobs));
+    size_t n_jobs = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct bench *b = &c->benches[i];
+        for (int part = 0; b->ok && part < PART_COUNT; part++) {
+            if (!b->o.asm_text[part])
+                continue;
+            jobs[n_jobs++] = (struct asm_job){ i, c->cli.suite_path ? b->name : NULL, b->where,
+                                               (enum code_part)part, b->o.asm_text[part], NULL, 0 };
+        }
+    }
+    char *workdir = host_path_join(c->outdir, "work");
+    if (host_make_dirs(workdir) != 0) {
+        fprintf(stderr, "nanobench: cannot create %s: %s\n", workdir, strerror(errno));
+        exit(2);
+    }
+    int failed = nasm_assemble(jobs, n_jobs, workdir);
+    c->errors += failed;
+    for (size_t j = 0; j < n_jobs; j++) {
+        struct bench *b = &c->benches[jobs[j].bench];
+        if (!jobs[j].bytes) {
+            b->ok = false;
+            continue;
+        }
+        b->code[jobs[j].part] = jobs[j].bytes;
+        b->code_len[jobs[j].part] = jobs[j].len;
+        b->has_code[jobs[j].part] = true;
+    }
+    free(workdir);
+    free(jobs);
+}
+
+static const char *PART_FILE[PART_COUNT] = { "once", "init", "late", "main" };
+
+static int write_outputs(struct compile *c)
+{
+    char *code_dir = host_path_join(c->outdir, "nanobench/code");
+    char *suite_path = host_path_join(c->outdir, "nanobench/suite.nb");
+    if (host_make_dirs(code_dir) != 0) {
+        fprintf(stderr, "nanobench: cannot create %s: %s\n", code_dir, strerror(errno));
+        return -1;
+    }
+    FILE *f = fopen(suite_path, "w");
+    if (!f) {
+        fprintf(stderr, "nanobench: cannot write %s: %s\n", suite_path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# compiled by tools/nanobench %s from %s\n", NB_VERSION,
+            c->cli.suite_path ? c->cli.suite_path : "the command line");
+    fprintf(f, "defaults: -finish %s\n", finish_action_name(c->finish));
+    for (size_t i = 0; i < c->n; i++) {
+        struct bench *b = &c->benches[i];
+        char *paths[PART_COUNT] = { 0 };
+        for (int part = 0; part < PART_COUNT; part++) {
+            if (!b->has_code[part])
+                continue;
+            if (asprintf(&paths[part], "code/%s-%s.bin", b->name, PART_FILE[part]) < 0)
+                exit(2);
+            char *file = host_path_join(c->outdir, "nanobench");
+            char *full = host_path_join(file, paths[part]);
+            if (host_write_file(full, b->code[part], b->code_len[part]) != 0) {
+                fprintf(stderr, "nanobench: cannot write %s: %s\n", full, strerror(errno));
+                fclose(f);
+                return -1;
+            }
+            free(file);
+            free(full);
+        }
+        suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths);
+        for (int part = 0; part < PART_COUNT; part++)
+            free(paths[part]);
+    }
+    if (fclose(f) != 0)
+        return -1;
+    free(code_dir);
+    free(suite_path);
+    return 0;
+}
+
+/* Shell-safe single-quoted value. */
+static void env_line(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "%s='", key);
+    for (const char *p = value ? value : ""; *p; p++) {
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    }
+    fputs("'\n", f);
+}
+
+static int write_env(struct compile *c)
+{
+    char *path = host_path_join(c->outdir, "cli.env");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    env_line(f, "NB_MODE", c->cli.suite_path ? "suite" : "single");
+    env_line(f, "NB_IMAGE", c->cli.image_path);
+    env_line(f, "NB_RESULTS", c->cli.results_dir);
+    char icount[24] = "";
+    if (c->cli.icount >= 0)
+        snprintf(icount, sizeof(icount), "%lld", (long long)c->cli.icount);
+    env_line(f, "NB_ICOUNT", icount);
+    env_line(f, "NB_FINISH", finish_action_name(c->finish));
+    fprintf(f, "NB_BENCHMARKS=%zu\n", c->n);
+    free(path);
+    return fclose(f);
+}
+
+/* Splits the command line: host-only settings vs options for every benchmark. */
+static void parse_command_line(struct compile *c, int argc, char **argv)
+{
+    struct option_error err;
+    bench_options_init(&c->cli);
+    if (bench_options_parse(&c->cli, argc, argv, SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK) {
+        fprintf(stderr, "nanobench: %s\n", err.message);
+        exit(2);
+    }
+    /* Everything except -suite/-image/-results/-icount applies to each benchmark. */
+    c->cli_bench_args = calloc((size_t)argc + 1, sizeof(char *));
+    for (int i = 0; i < argc; i++) {
+        struct bench_options probe;
+        bench_options_init(&probe);
+        int width = (i + 1 < argc) ? 2 : 1;
+        bool host_setting = false;
+        for (int w = width; w >= 1 && !host_setting; w--) {
+            if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) == NB_OK &&
+                (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0)) {
+                host_setting = true;
+                i += w - 1;
+            }
+        }
+        if (!host_setting)
+            c->cli_bench_args[c->n_cli_bench_args++] = argv[i];
+    }
+    if (c->cli.finish_set)
+        c->finish = c->cli.finish;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: nb_compile OUTDIR [nanoBench options...]\n");
+        return 2;
+    }
+    struct compile c = { .outdir = argv[1], .finish = NB_FINISH_SHUTDOWN };
+    parse_command_line(&c, argc - 2, argv + 2);
+
+    if (c.cli.suite_path) {
+        c.suite_dir = host_dirname(c.cli.suite_path);
+        load_suite(&c);
+        if (c.n == 0 && c.errors == 0) {
+            fprintf(stderr, "nanobench: suite %s has no benchmarks\n", c.cli.suite_path);
+            return 2;
+        }
+    } else {
+        c.suite_dir = ".";
+        c.benches = calloc(1, sizeof(*c.benches));
+        c.benches[0].name = SINGLE_NAME;
+        c.benches[0].ok = parse_bench(&c, &c.benches[0], 0, NULL);
+        c.n = 1;
+    }
+    for (size_t i = 0; i < c.n; i++) {
+        if (c.benches[i].ok)
+            load_code_files(&c, &c.benches[i]);
+    }
+    assemble(&c);
+    if (c.errors) {
+        fprintf(stderr, "nanobench: %d error%s; nothing was run\n", c.errors, c.errors == 1 ? "" : "s");
+        return 2;
+    }
+    if (write_outputs(&c) != 0 || write_env(&c) != 0)
+        return 2;
+    return 0;
+}

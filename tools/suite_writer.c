@@ -1,0 +1,39 @@
+/*
+ * suite_writer.c — canonical compiled-suite lines (see suite_writer.h).
+ */
+#include "suite_writer.h"
+
+static const char *aggregate_option(enum aggregate a)
+{
+    switch (a) {
+    case AGG_MEDIAN: return " -median";
+    case AGG_MIN: return " -min";
+    case AGG_MAX: return " -max";
+    default: return " -avg";
+    }
+}
+
+void suite_write_benchmark(FILE *f, const char *name, const struct bench_options *o,
+                           const char *const code_paths[PART_COUNT])
+{
+    fprintf(f, "%s:", name);
+    for (int part = 0; part < PART_COUNT; part++) {
+        if (code_paths[part])
+            fprintf(f, " %s %s", code_part_code_option((enum code_part)part), code_paths[part]);
+    }
+    fprintf(f,
+            " -n_measurements %lld -unroll_count %lld -loop_count %lld -warm_up_count %lld"
+            " -initial_warm_up_count %lld -alignment_offset %lld%s",
+            (long long)o->n_measurements, (long long)o->unroll_count, (long long)o->loop_count,
+            (long long)o->warm_up_count, (long long)o->initial_warm_up_count,
+            (long long)o->alignment_offset, aggregate_option(o->aggregate));
+    if (o->basic_mode)
+        fprintf(f, " -basic_mode");
+    if (o->no_normalization)
+        fprintf(f, " -no_normalization");
+    if (o->drain_frontend)
+        fprintf(f, " -df");
+    if (o->verbose)
+        fprintf(f, " -verbose");
+    fprintf(f, "\n");
+}
