@@ -1,12 +1,12 @@
 /*
  * efi_memory.c — AllocatePages/FreePages (UEFI 2.10 §7.2) for the engine.
  *
- * Executable memory is EfiLoaderCode: firmware that enforces NX on data
- * (OVMF's PcdDxeNxMemoryProtectionPolicy covers EfiLoaderData and boot
- * services data, never EfiLoaderCode) still lets us run generated code
- * there. Newer firmware may additionally map fresh pages read-only or
- * non-executable and offers the Memory Attribute Protocol (UEFI 2.10 §37.7)
- * to lift that; we clear RO and XP through it when it exists.
+ * Executable memory is EfiLoaderCode: firmware that maps data pages NX
+ * (edk2's PcdDxeNxMemoryProtectionPolicy may cover EfiLoaderData; the PCD's
+ * documentation forbids covering EfiLoaderCode) still runs code there.
+ * Newer firmware may also map fresh pages read-only or non-executable and
+ * offers the Memory Attribute Protocol (UEFI 2.10 §37.7) to lift that; we
+ * clear RO and XP through it when it exists.
  */
 #include "efi_memory.h"
 

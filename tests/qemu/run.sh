@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# tests/qemu/run.sh — end-to-end tests: the real UEFI image booted under
+# QEMU/OVMF with -icount 4, where RDTSC advances exactly 16 per guest
+# instruction, so every expected value is exact (derivations in the suite
+# files' comments). Also covers the host CLI's error handling, the results
+# files, run numbering, -image and target-side error reporting.
+#
+# usage: tests/qemu/run.sh [filter]   (runs the tests whose name contains filter)
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+NB=tools/nanobench
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nb-qemu-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+FILTER=${1:-}
+passed=0
+failed=0
+
+# run_test NAME FUNCTION: counts a pass when FUNCTION returns 0.
+run_test() {
+    [[ -n $FILTER && $1 != *"$FILTER"* ]] && return
+    local out
+    if out=$("$2" 2>&1); then
+        passed=$((passed + 1))
+        echo "ok   $1"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $1"
+        sed 's/^/     /' <<<"$out"
+    fi
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+    if [[ "$2" != "$3" ]]; then
+        echo "$1: expected:"; echo "$2" | sed 's/^/  | /'
+        echo "$1: actual:"; echo "$3" | sed 's/^/  | /'
+        return 1
+    fi
+}
+
+# Serial text as the image printed it: firmware escapes and CRs removed.
+clean_serial() {
+    sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' "$1"
+}
+
+test_engine_suite() {
+    local out rc
+    out=$($NB -suite tests/qemu/engine.suite -icount 4 -results "$TMP/engine")
+    rc=$?
+    expect_eq "exit status" 0 "$rc" && expect_eq "results" "$(cat tests/qemu/engine.expected)" "$out"
+}
+
+# The CSV read back out of the image says what the serial port said.
+test_csv_matches_serial() {
+    [[ -f $TMP/engine/run-0001.csv ]] || { echo "no CSV (engine suite did not run?)"; return 1; }
+    local from_serial
+    from_serial=$(clean_serial "$TMP/engine/serial.log" | awk '
+        BEGIN { print "benchmark,event,value" }
+        /^nanoBench-EFI done/ { exit }
+        /^\[[A-Za-z0-9_.-]+\]$/ { name = substr($0, 2, length($0) - 2); next }
+        name != "" && /^[A-Za-z0-9_.]+: / { i = index($0, ": "); print name "," substr($0, 1, i - 1) "," substr($0, i + 2) }')
+    expect_eq "csv vs serial" "$from_serial" "$(cat "$TMP/engine/run-0001.csv")" || return 1
+    # The .txt file is the serial text from the banner on.
+    expect_eq "txt vs serial" "$(clean_serial "$TMP/engine/serial.log" | sed -n '/^nanoBench-EFI /,$p')" \
+        "$(cat "$TMP/engine/run-0001.txt")"
+}
+
+test_single_benchmark() {
+    local out
+    out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -icount 4 -results "$TMP/single") || return 1
+    expect_eq "output" "RDTSC: 32.00" "$out" || return 1
+    grep -q '^cpu: ' "$TMP/single/run-0001.txt" || { echo "no fingerprint in report"; return 1; }
+    grep -q '^tsc: invariant .*MHz' "$TMP/single/run-0001.txt" || { echo "no TSC line"; return 1; }
+}
+
+# -code with a binary file from the host, and -verbose's exact readings:
+# every measured region is 11 fixed instructions plus the copies.
+test_code_file_and_verbose() {
+    printf '\x48\x01\xd8' > "$TMP/add.bin" # add rax, rbx
+    local out
+    out=$($NB -code "$TMP/add.bin" -unroll_count 2 -n_measurements 2 -warm_up_count 0 -verbose \
+        -icount 4 -results "$TMP/verbose") || return 1
+    expect_eq "output" "verbose: base run, 2 copies, 2 measurements
+verbose:   RDTSC
+verbose:     run 0: 208
+verbose:     run 1: 208
+verbose: main run, 4 copies, 2 measurements
+verbose:   RDTSC
+verbose:     run 0: 240
+verbose:     run 1: 240
+RDTSC: 16.00" "$out"
+}
+
+# expect_cli_error WHAT "EXPECTED STDERR LINE" ARGS... : exit 2, message, no boot.
+expect_cli_error() {
+    local what=$1 message=$2 err rc
+    shift 2
+    err=$($NB "$@" -results "$TMP/never" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "$what: exit status" 2 "$rc" || return 1
+    grep -qF -- "$message" <<<"$err" || { echo "$what: missing '$message' in: $err"; return 1; }
+    [[ ! -e $TMP/never ]] || { echo "$what: booted anyway"; return 1; }
+}
+
+test_cli_errors() {
+    expect_cli_error zero_unroll "nanobench: option -unroll_count: 0 is out of range (1..2147483647)" \
+        -asm nop -unroll_count 0 &&
+    expect_cli_error negative "nanobench: option -loop_count: -1 is out of range" -asm nop -loop_count -1 &&
+    expect_cli_error not_a_number "nanobench: option -n_measurements: 'ten' is not a whole number" \
+        -asm nop -n_measurements ten &&
+    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max)" -asm nop -m &&
+    expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
+    expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
+    expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
+        -asm "add rax, rbx; addx rax, rbx" &&
+    expect_cli_error nop_ext "nanobench: -asm: '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
+    expect_cli_error missing_code "nanobench: option -code: cannot read $TMP/none.bin: No such file or directory" \
+        -code "$TMP/none.bin"
+}
+
+test_suite_errors_name_the_line() {
+    cat > "$TMP/bad.suite" <<'SUITE'
+good: -asm "nop"
+# a comment
+typo: -asm "nop" -unrol_count 5
+asm_error: -asm "mov rax, [rbx" \
+     -unroll_count 2
+good: -asm "nop"
+SUITE
+    local err rc
+    err=$($NB -suite "$TMP/bad.suite" -results "$TMP/never" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "exit status" 2 "$rc" || return 1
+    expect_eq "messages" "nanobench: benchmark 'typo' ($TMP/bad.suite:3): unknown option -unrol_count
+nanobench: benchmark 'good' ($TMP/bad.suite:6): duplicate benchmark name (first defined at $TMP/bad.suite:1)
+nanobench: benchmark 'asm_error' ($TMP/bad.suite:4): -asm statement 1 'mov rax, [rbx': error: expecting ] at end of memory operand
+nanobench: 3 errors; nothing was run" "$err"
+}
+
+# Errors only the image can see (a hand-edited suite.nb): each benchmark gets
+# an error line, the others still run, and a second boot of the same image
+# writes run-0002 without touching run-0001.
+test_target_errors_and_run_numbers() {
+    local stage=$TMP/stage img=$TMP/target.img
+    build/host/nb_compile "$stage" -asm "ADD RAX, RBX" -unroll_count 10 || return 1
+    rm -rf "$stage/cli.env" "$stage/work"
+    cat >> "$stage/nanobench/suite.nb" <<'SUITE'
+bad_option: -code code/benchmark-main.bin -unroll_count 0
+host_only: -asm "nop"
+missing: -code code/missing.bin
+no_colon here
+after: -code code/benchmark-main.bin -unroll_count 10 -l 2
+SUITE
+    mkdir -p "$stage/EFI/BOOT" && cp build/efi/BOOTX64.EFI "$stage/EFI/BOOT/"
+    images/mkimage.sh "$img" "$stage" || return 1
+    images/qemu-run.sh "$img" "$TMP/boot1.log" --icount 4 || return 1
+    images/qemu-run.sh "$img" "$TMP/boot2.log" --icount 4 || return 1
+    images/extract.sh "$img" "$TMP/target" || return 1
+    local body
+    body=$(sed -n '/^\[benchmark\]/,$p' "$TMP/target/run-0001.txt")
+    expect_eq "report" "[benchmark]
+RDTSC: 16.00
+[bad_option]
+error: suite line 4: option -unroll_count: 0 is out of range (1..2147483647)
+[host_only]
+error: suite line 5: option -asm is only understood by the host tool (tools/nanobench); on the image use the -code variant with a binary file
+[missing]
+error: suite line 6: option -code: cannot read nanobench/code/missing.bin (no such file on the image)
+[no_colon]
+error: suite line 7: expected 'name: options' (a benchmark name followed by a colon)
+[after]
+RDTSC: 16.00
+nanoBench-EFI done: 6 benchmarks, 4 errors, finish: shutdown" "$body" || return 1
+    expect_eq "csv error row" 'missing,error,suite line 6: option -code: cannot read nanobench/code/missing.bin (no such file on the image)' \
+        "$(grep '^missing,' "$TMP/target/run-0001.csv")" || return 1
+    [[ -f $TMP/target/run-0002.txt ]] || { echo "second boot did not write run-0002.txt"; return 1; }
+    expect_eq "run-0001 untouched by boot 2" "$body" "$(sed -n '/^\[benchmark\]/,$p' "$TMP/target/run-0001.txt")" || return 1
+    grep -q 'results: nanobench/results/run-0002.txt' "$TMP/target/run-0002.txt" ||
+        { echo "run-0002 does not name itself"; return 1; }
+    expect_eq "last-run" 2 "$(tr -d '\r\n' < "$TMP/target/last-run")"
+}
+
+# -image writes a GPT disk with one EFI System Partition holding the app and the suite.
+test_image_layout() {
+    $NB -suite tests/qemu/engine.suite -image "$TMP/usb.img" 2>/dev/null || return 1
+    local table
+    table=$(sgdisk -p "$TMP/usb.img" 2>/dev/null) || { echo "no GPT"; return 1; }
+    grep -Eq '^ +1 +2048 .* EF00 ' <<<"$table" || { echo "partition 1 is not an ESP at 1 MiB:"; echo "$table"; return 1; }
+    local listing
+    listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/usb.img@@1M" ::) || return 1
+    for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/add_pair-main.bin; do
+        grep -qxF "$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
+    done
+}
+
+run_test engine_suite_exact_values test_engine_suite
+run_test csv_and_txt_match_serial test_csv_matches_serial
+run_test single_benchmark test_single_benchmark
+run_test code_file_and_verbose test_code_file_and_verbose
+run_test cli_errors_before_boot test_cli_errors
+run_test suite_errors_name_the_line test_suite_errors_name_the_line
+run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
+run_test image_layout test_image_layout
+
+echo "qemu: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
