@@ -13,9 +13,11 @@ HOST_BUILD := build/host
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ikernel -Ipmu -Itools
 # Target sources the host tools share (same parsers as the image).
 SHARED_SRCS := kernel/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
-               kernel/x86_emit.c
+               kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_schedule.c pmu/pmu_session.c \
+               pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
+               pmu/pmu_config_map.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_translate.c tools/nasm_batch.c \
-                 tools/host_file.c tools/suite_writer.c $(SHARED_SRCS)
+                 tools/host_file.c tools/suite_writer.c tools/nb_plan.c $(SHARED_SRCS)
 
 DEFAULT_SUITE := configs/default.suite
 IMAGE := images/nanobench.img

@@ -47,6 +47,11 @@ static void set_basic(struct bench_options *o, int64_t n, const char *t) { (void
 static void set_no_norm(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_normalization = true; }
 static void set_df(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->drain_frontend = true; }
 static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->verbose = true; }
+static void set_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->config_path = t; }
+static void set_fixed(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->fixed_counters = true; }
+static void set_remove_empty(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->remove_empty_events = true; }
+static void set_plan(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->plan = true; }
+static void set_plan_cpu(struct bench_options *o, int64_t n, const char *t) { (void)n; o->plan_cpu = t; }
 static void set_suite(struct bench_options *o, int64_t n, const char *t) { (void)n; o->suite_path = t; }
 static void set_image(struct bench_options *o, int64_t n, const char *t) { (void)n; o->image_path = t; }
 static void set_results(struct bench_options *o, int64_t n, const char *t) { (void)n; o->results_dir = t; }
@@ -76,7 +81,12 @@ static const struct option_def OPTIONS[] = {
     { "no_normalization", VALUE_NONE, BOTH, 0, 0, set_no_norm },
     { "df", VALUE_NONE, BOTH, 0, 0, set_df },
     { "verbose", VALUE_NONE, BOTH, 0, 0, set_verbose },
+    { "config", VALUE_STRING, BOTH, 0, 0, set_config },
+    { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
+    { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
+    { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
+    { "plan_cpu", VALUE_STRING, SCOPE_HOST, 0, 0, set_plan_cpu },
     { "suite", VALUE_STRING, SCOPE_HOST, 0, 0, set_suite },
     { "image", VALUE_STRING, SCOPE_HOST, 0, 0, set_image },
     { "results", VALUE_STRING, SCOPE_HOST, 0, 0, set_results },

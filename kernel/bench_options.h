@@ -67,6 +67,11 @@ struct bench_options {
     bool drain_frontend;
     bool verbose;
 
+    /* Performance counters. */
+    const char *config_path;  /* nanoBench event config; NULL: the CPU's default */
+    bool fixed_counters;
+    bool remove_empty_events;
+
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;
     bool finish_set;
@@ -76,6 +81,8 @@ struct bench_options {
     const char *image_path;
     const char *results_dir;
     int64_t icount; /* -1: no -icount */
+    bool plan;            /* print the counter groups and MSR writes, do not boot */
+    const char *plan_cpu; /* VENDOR:FAMILY:MODEL:GPCOUNTERS for -plan */
 };
 
 /* A parse error: which option and why, ready to print after the benchmark name. */

@@ -7,10 +7,9 @@
  * flushed after every benchmark so nothing measured is lost.
  */
 #include "nb_main.h"
+#include "bench_counters.h"
 #include "bench_options.h"
 #include "bench_run.h"
-#include "bench_stats.h"
-#include "counter_read.h"
 #include "machine.h"
 #include "nb_arena.h"
 #include "nb_report.h"
@@ -21,13 +20,11 @@
 #define TSC_CALIBRATION_MS 50
 #define PATH_MAX_LEN 256
 
-/* RDTSC is always measured and always printed first, under nanoBench's name. */
-static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
-
 struct run_state {
     const struct nb_platform *p;
     struct report report;
     struct bench_context bench;
+    struct counter_env counters;
     enum nb_finish_action finish;
 };
 
@@ -46,8 +43,7 @@ static void print_fingerprint(struct run_state *s)
                 m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
-    report_line(&s->report,
-                "counters: RDTSC only (this build does not program performance counters yet)");
+    counters_init(&s->counters, s->p, &m, &s->report);
 }
 
 /* Parses the options of one entry; on error reports which line caused it. */
@@ -115,17 +111,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         struct bench_code code;
         size_t sizes[PART_COUNT];
         if (load_code(s, e, &o, &code, sizes)) {
-            struct bench_result result;
-            char error[200];
-            if (bench_measure(&s->bench, &o, &code, &result, error, sizeof(error)) == NB_OK) {
-                for (size_t k = 0; k < result.n; k++) {
-                    char value[32];
-                    stats_format(value, sizeof(value), result.values[k], o.no_normalization);
-                    report_value(&s->report, result.names[k], value);
-                }
-            } else {
-                report_error(&s->report, "%s", error);
-            }
+            counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             free_code(s, &code, sizes);
         }
     }
@@ -196,14 +182,13 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.report.n_errors++;
     } else {
         s.bench.report = &s.report;
-        s.bench.reads = TSC_ONLY;
-        s.bench.n_reads = 1;
         s.bench.mask_interrupts = true;
         run_suite(&s, text, len);
         bench_context_free(&s.bench);
     }
     if (text)
         p->free_file(p->ctx, text, len);
+    counters_finish(&s.counters);
 
     report_line(&s.report, "nanoBench-EFI done: %u benchmark%s, %u error%s, finish: %s",
                 s.report.n_benchmarks, s.report.n_benchmarks == 1 ? "" : "s", s.report.n_errors,

@@ -14,10 +14,28 @@
 #define CPUID_LEAF_EXT_FEATURES 0x80000001u
 #define CPUID_LEAF_BRAND_0 0x80000002u
 #define CPUID_LEAF_POWER_MGMT 0x80000007u
+#define CPUID_LEAF_HYBRID 0x1Au
+#define CPUID_LEAF_AMD_PERFMON 0x80000022u
 
 #define CPUID_01_EDX_TSC (1u << 4)
 #define CPUID_80000001_EDX_RDTSCP (1u << 27)
 #define CPUID_80000007_EDX_INVARIANT_TSC (1u << 8)
+/* CPUID.01H:ECX[15] PDCM: IA32_PERF_CAPABILITIES exists. */
+#define CPUID_01_ECX_PDCM (1u << 15)
+/* CPUID.8000_0001H:ECX[23] PerfCtrExtCore: six counters at C001_0200h (APM vol. 3 E.4.2). */
+#define CPUID_80000001_ECX_PERFCTR_EXT_CORE (1u << 23)
+/* CPUID.8000_0022H:EAX[0] PerfMonV2; EBX[3:0] number of core counters. */
+#define CPUID_80000022_EAX_PERFMON_V2 (1u << 0)
+/* CPUID.0AH (SDM vol. 3B 20.2.1): EAX version / #GP / GP width; EDX #fixed / fixed width. */
+#define PERFMON_VERSION(eax) ((eax) & 0xFFu)
+#define PERFMON_N_GP(eax) (((eax) >> 8) & 0xFFu)
+#define PERFMON_GP_WIDTH(eax) (((eax) >> 16) & 0xFFu)
+#define PERFMON_N_FIXED(edx) ((edx) & 0x1Fu)
+#define PERFMON_FIXED_WIDTH(edx) (((edx) >> 5) & 0xFFu)
+/* CPUID.1AH:EAX[31:24] core type on hybrid parts. */
+#define HYBRID_CORE_TYPE(eax) (((eax) >> 24) & 0xFFu)
+#define HYBRID_CORE_ATOM 0x20u
+#define HYBRID_CORE_CORE 0x40u
 
 enum cpuid_reg { CPUID_EAX = 0, CPUID_EBX, CPUID_ECX, CPUID_EDX };
 

@@ -16,6 +16,7 @@
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
+#include "nb_plan.h"
 #include "nb_version.h"
 #include "suite.h"
 #include "suite_writer.h"
@@ -37,6 +38,8 @@ struct bench {
     uint8_t *code[PART_COUNT];
     size_t code_len[PART_COUNT];
     bool has_code[PART_COUNT];
+    char *config;      /* contents of the -config file */
+    size_t config_len;
 };
 
 struct compile {
@@ -162,6 +165,19 @@ static void load_code_files(struct compile *c, struct bench *b)
     }
 }
 
+static void load_config_file(struct compile *c, struct bench *b)
+{
+    if (!b->o.config_path)
+        return;
+    char *path = host_path_join(c->suite_dir, b->o.config_path);
+    b->config = host_read_file(path, &b->config_len);
+    if (!b->config) {
+        error_at(c, b, "option -config: cannot read %s: %s", path, strerror(errno));
+        b->ok = false;
+    }
+    free(path);
+}
+
 static void assemble(struct compile *c)
 {
     struct asm_job *jobs = calloc(c->n * PART_COUNT + 1, sizeof(*jobs));
@@ -232,7 +248,24 @@ static int write_outputs(struct compile *c)
             free(file);
             free(full);
         }
-        suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths);
+        char *config = NULL;
+        if (b->config) {
+            if (asprintf(&config, "configs/%s.cfg", b->name) < 0)
+                exit(2);
+            char *dir = host_path_join(c->outdir, "nanobench/configs");
+            char *full = host_path_join(c->outdir, "nanobench");
+            char *file = host_path_join(full, config);
+            if (host_make_dirs(dir) != 0 || host_write_file(file, b->config, b->config_len) != 0) {
+                fprintf(stderr, "nanobench: cannot write %s: %s\n", file, strerror(errno));
+                fclose(f);
+                return -1;
+            }
+            free(dir);
+            free(full);
+            free(file);
+        }
+        suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths, config);
+        free(config);
         for (int part = 0; part < PART_COUNT; part++)
             free(paths[part]);
     }
@@ -275,6 +308,20 @@ static int write_env(struct compile *c)
     return fclose(f);
 }
 
+/* -plan does not boot: tell the driver to stop after compiling. */
+static int write_plan_env(struct compile *c)
+{
+    if (host_make_dirs(c->outdir) != 0)
+        return 2;
+    char *path = host_path_join(c->outdir, "cli.env");
+    FILE *f = fopen(path, "w");
+    free(path);
+    if (!f)
+        return 2;
+    env_line(f, "NB_MODE", "plan");
+    return fclose(f) == 0 ? 0 : 2;
+}
+
 /* Splits the command line: host-only settings vs options for every benchmark. */
 static void parse_command_line(struct compile *c, int argc, char **argv)
 {
@@ -293,7 +340,8 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         bool host_setting = false;
         for (int w = width; w >= 1 && !host_setting; w--) {
             if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) == NB_OK &&
-                (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0)) {
+                (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0 ||
+                 probe.plan || probe.plan_cpu)) {
                 host_setting = true;
                 i += w - 1;
             }
@@ -329,8 +377,16 @@ int main(int argc, char **argv)
         c.n = 1;
     }
     for (size_t i = 0; i < c.n; i++) {
-        if (c.benches[i].ok)
+        if (c.benches[i].ok) {
             load_code_files(&c, &c.benches[i]);
+            load_config_file(&c, &c.benches[i]);
+        }
+    }
+    if (c.cli.plan || c.cli.plan_cpu) {
+        if (c.errors)
+            return 2;
+        return nb_plan(&c.cli, c.benches[0].config, c.benches[0].config_len,
+                       c.benches[0].o.config_path) == 0 ? write_plan_env(&c) : 2;
     }
     assemble(&c);
     if (c.errors) {

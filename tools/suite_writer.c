@@ -14,7 +14,7 @@ static const char *aggregate_option(enum aggregate a)
 }
 
 void suite_write_benchmark(FILE *f, const char *name, const struct bench_options *o,
-                           const char *const code_paths[PART_COUNT])
+                           const char *const code_paths[PART_COUNT], const char *config_path)
 {
     fprintf(f, "%s:", name);
     for (int part = 0; part < PART_COUNT; part++) {
@@ -35,5 +35,11 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -df");
     if (o->verbose)
         fprintf(f, " -verbose");
+    if (config_path)
+        fprintf(f, " -config %s", config_path);
+    if (o->fixed_counters)
+        fprintf(f, " -fixed_counters");
+    if (o->remove_empty_events)
+        fprintf(f, " -remove_empty_events");
     fprintf(f, "\n");
 }

@@ -12,7 +12,8 @@
 #include "bench_options.h"
 
 /* One line `name: -code ... -n_measurements ...` for a benchmark. */
+/* config_path: where the benchmark's -config file is on the image, or NULL. */
 void suite_write_benchmark(FILE *f, const char *name, const struct bench_options *o,
-                           const char *const code_paths[PART_COUNT]);
+                           const char *const code_paths[PART_COUNT], const char *config_path);
 
 #endif

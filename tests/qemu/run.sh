@@ -195,6 +195,28 @@ test_image_layout() {
     done
 }
 
+# Counters under TCG: -config is accepted, the image says in one line why no
+# PMU is usable (CPUID for an Intel model, the probe for an AMD one whose
+# counter MSRs do not keep a value), and RDTSC stays exact.
+test_no_pmu_intel_cpuid() {
+    printf '0E.01.CMSK=1.INV UOPS_ISSUED.STALL_CYCLES\nC0.00 INST_RETIRED\n' > "$TMP/skl.cfg"
+    local out
+    out=$(QEMU_CPU=Skylake-Client $NB -asm "ADD RAX, RBX; ADD RBX, RAX" -config "$TMP/skl.cfg" \
+        -icount 4 -results "$TMP/pmu_intel" 2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 32.00" "$out" || return 1
+    expect_eq "pmu line" "pmu: none usable: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed); measuring RDTSC only" \
+        "$(grep '^pmu:' "$TMP/pmu_intel/run-0001.txt")"
+}
+
+test_no_pmu_amd_probe() {
+    local out
+    out=$(QEMU_CPU=EPYC $NB -asm "ADD RAX, RBX" -unroll_count 10 -fixed_counters -icount 4 \
+        -results "$TMP/pmu_amd" 2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 16.00" "$out" || return 1
+    expect_eq "pmu line" "pmu: none usable: counter 0 (MSR 0xc0010004) read back 0x0 after writing 0x5a5a; measuring RDTSC only" \
+        "$(grep '^pmu:' "$TMP/pmu_amd/run-0001.txt")"
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -203,6 +225,8 @@ run_test cli_errors_before_boot test_cli_errors
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
+run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
+run_test no_pmu_amd_probe test_no_pmu_amd_probe
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

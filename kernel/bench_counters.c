@@ -1,0 +1,199 @@
+/*
+ * bench_counters.c — counter groups around bench_measure (see bench_counters.h).
+ */
+#include "bench_counters.h"
+#include "bench_stats.h"
+#include "nb_main.h"
+#include "nb_text.h"
+#include "pmu_arch_events.h"
+#include "pmu_config_map.h"
+#include "cpuid_bits.h"
+#include "x86_emit.h"
+
+#define PROBE_ITERATIONS 1000u
+#define PROBE_CODE_SIZE 4096u
+
+/* The probe's known loop: mov ecx, N; l: dec ecx; jnz l; ret = 2N + 2 instructions. */
+static void run_probe_loop(void *arg)
+{
+    ((void (*)(void))arg)();
+}
+
+static bool probe(struct counter_env *env)
+{
+    const struct nb_platform *p = env->p;
+    uint8_t *code = p->alloc_exec(p->ctx, PROBE_CODE_SIZE);
+    if (!code) {
+        nb_snprintf(env->why, sizeof(env->why), "no memory for the probe loop");
+        return false;
+    }
+    struct x86_emitter e;
+    x86_emitter_init(&e, code, PROBE_CODE_SIZE);
+    x86_mov_reg32_imm32(&e, RCX, PROBE_ITERATIONS);
+    uintptr_t loop = x86_here(&e);
+    x86_bytes(&e, "\xFF\xC9", 2); /* dec ecx */
+    x86_jnz_rel32(&e, loop);
+    x86_ret(&e);
+    /* The bounds allow for the call, the MSR writes around it and SMM noise. */
+    struct pmu_probe_loop probe_loop = { run_probe_loop, code, 2 * PROBE_ITERATIONS,
+                                         100 * PROBE_ITERATIONS };
+    bool ok = pmu_probe(p, &env->desc, &probe_loop, env->why, sizeof(env->why));
+    p->free_mem(p->ctx, code, PROBE_CODE_SIZE);
+    return ok;
+}
+
+/* The default config for this CPU from the image's cpu_map.txt, if any. */
+static void pick_default_config(struct counter_env *env, const struct machine_info *m)
+{
+    const struct nb_platform *p = env->p;
+    void *data;
+    size_t size;
+    env->default_config[0] = '\0';
+    if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
+        return;
+    if (!pmu_config_map_lookup(data, size, m->vendor_id, m->family, m->model, env->desc.core_type,
+                               env->default_config, sizeof(env->default_config)))
+        env->default_config[0] = '\0';
+    p->free_file(p->ctx, data, size);
+}
+
+void counters_init(struct counter_env *env, const struct nb_platform *p,
+                   const struct machine_info *m, struct report *r)
+{
+    nb_memset(env, 0, sizeof(*env));
+    env->p = p;
+    if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
+        report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
+        return;
+    }
+    env->events = p->alloc_data(p->ctx, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+    env->groups = p->alloc_data(p->ctx, sizeof(struct pmu_group) * PMU_MAX_EVENTS);
+    if (!env->events || !env->groups) {
+        report_line(r, "pmu: no memory for event tables; measuring RDTSC only");
+        return;
+    }
+    env->usable = true;
+    pick_default_config(env, m);
+    const struct pmu_desc *d = &env->desc;
+    report_line(r, "pmu: %s%s, %u general-purpose counters (%u bits), %u fixed; probe ok",
+                pmu_ops_for(d->vendor)->name,
+                d->vendor == VENDOR_AMD ? (d->amd_perfmon_v2 ? " PerfMonV2" : d->amd_ext_core ? " PerfCtrExtCore" : " legacy") : "",
+                d->n_gp, d->gp_width, d->n_fixed);
+    if (d->core_type)
+        report_line(r, "pmu: hybrid core type 0x%x (%s)", d->core_type,
+                    d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
+    report_line(r, "pmu: default config %s",
+                env->default_config[0] ? env->default_config : "built-in architectural events");
+    pmu_session_begin(&env->session, p, d);
+}
+
+void counters_finish(struct counter_env *env)
+{
+    if (env->usable)
+        pmu_session_end(&env->session);
+}
+
+struct config_errors {
+    struct report *r;
+    const char *path;
+};
+
+static void config_error(void *arg, unsigned line, const char *message)
+{
+    struct config_errors *e = arg;
+    report_line(e->r, "warning: %s line %u: %s (event skipped)", e->path, line, message);
+}
+
+/* Loads and parses the benchmark's events; returns the count or -1 after reporting. */
+static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r)
+{
+    const struct nb_platform *p = env->p;
+    const char *rel = o->config_path ? o->config_path : env->default_config;
+    char path[160];
+    void *data = NULL;
+    size_t size = 0;
+    const char *text = pmu_arch_events(env->desc.vendor);
+    size_t len = nb_strlen(text);
+    if (rel[0]) {
+        nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
+        int st = p->read_file(p->ctx, path, &data, &size);
+        if (st != NB_OK) {
+            if (o->config_path) {
+                report_error(r, "option -config: cannot read %s (%s)", path,
+                             st == NB_ENOENT ? "no such file on the image" : "read error");
+                return -1;
+            }
+        } else {
+            text = data;
+            len = size;
+        }
+    }
+    struct config_errors errors = { r, rel[0] ? rel : "built-in events" };
+    size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
+                                PMU_MAX_EVENTS, config_error, &errors);
+    if (data)
+        p->free_file(p->ctx, data, size);
+    return (long)n;
+}
+
+static void print_value(struct report *r, const char *name, int64_t value, const struct bench_options *o)
+{
+    char text[32];
+    stats_format(text, sizeof(text), value, o->no_normalization);
+    report_value(r, name, text);
+}
+
+static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
+
+void counters_measure(struct counter_env *env, struct bench_context *bench,
+                      const struct bench_options *o, const struct bench_code *code,
+                      struct report *r)
+{
+    struct bench_result result;
+    char error[200];
+    if (!env->usable) {
+        bench->reads = TSC_ONLY;
+        bench->n_reads = 1;
+        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK)
+            report_error(r, "%s", error);
+        else
+            print_value(r, "RDTSC", result.values[0], o);
+        return;
+    }
+
+    long n_events = load_events(env, o, r);
+    if (n_events < 0)
+        return;
+    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, env->desc.n_gp, env->groups);
+    if (n_groups == 0)
+        n_groups = 1; /* RDTSC (and the fixed counters) still run */
+
+    /* Values per event, in config order; RDTSC and fixed counters from group 0. */
+    static int64_t event_values[PMU_MAX_EVENTS];
+    struct bench_result first;
+    struct counter_read reads[NB_MAX_COUNTERS];
+    for (size_t g = 0; g < n_groups; g++) {
+        const struct pmu_group *group = n_events ? &env->groups[g] : NULL;
+        bool fixed = o->fixed_counters && g == 0;
+        pmu_program_group(&env->session, env->events, group, fixed);
+        bench->reads = reads;
+        bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
+        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
+            report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_groups);
+            return;
+        }
+        if (g == 0)
+            first = result;
+        size_t skip = bench->n_reads - (group ? group->n : 0);
+        for (unsigned k = 0; group && k < group->n; k++)
+            event_values[group->event_index[k]] = result.values[skip + k];
+    }
+    size_t n_fixed = first.n - (n_events ? env->groups[0].n : 0);
+    for (size_t k = 0; k < n_fixed; k++)
+        print_value(r, first.names[k], first.values[k], o);
+    for (long i = 0; i < n_events; i++) {
+        if (o->remove_empty_events && event_values[i] == 0)
+            continue;
+        print_value(r, env->events[i].name, event_values[i], o);
+    }
+}

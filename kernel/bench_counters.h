@@ -1,0 +1,47 @@
+/*
+ * bench_counters.h — measures a benchmark with every counter it asks for.
+ *
+ * Once per suite: detect the PMU, probe it (never trust CPUID alone), pick
+ * the default event config for this CPU (nanobench/configs/cpu_map.txt, else
+ * the built-in architectural events) and save the counter state. Per
+ * benchmark: parse its -config, schedule the events into counter groups, and
+ * run the benchmark once per group (no multiplexing). Without a usable PMU
+ * only RDTSC is measured, and the fingerprint says why in one line.
+ */
+#ifndef BENCH_COUNTERS_H
+#define BENCH_COUNTERS_H
+
+#include <stdbool.h>
+
+#include "bench_run.h"
+#include "machine.h"
+#include "nb_report.h"
+#include "pmu.h"
+#include "pmu_schedule.h"
+#include "pmu_session.h"
+
+#define CONFIG_MAP_PATH "nanobench/configs/cpu_map.txt"
+
+struct counter_env {
+    const struct nb_platform *p;
+    bool usable;
+    char why[200];
+    struct pmu_desc desc;
+    struct pmu_session session;
+    char default_config[96];    /* path on the image, "" for the built-in events */
+    struct pmu_event *events;   /* PMU_MAX_EVENTS */
+    struct pmu_group *groups;   /* PMU_MAX_EVENTS */
+};
+
+/* Detects and probes the PMU, prints the `pmu:` fingerprint line. */
+void counters_init(struct counter_env *env, const struct nb_platform *p,
+                   const struct machine_info *m, struct report *r);
+/* Restores the counter state found at counters_init. */
+void counters_finish(struct counter_env *env);
+
+/* Measures one benchmark and reports its values (or an error line). */
+void counters_measure(struct counter_env *env, struct bench_context *bench,
+                      const struct bench_options *o, const struct bench_code *code,
+                      struct report *r);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * pmu_arch_events.h — the events every processor of a vendor has, used when
+ * no config file matches the CPU: Intel's architectural events (SDM vol. 3B
+ * 20.2.1.2, table 20-1) and AMD's core events common to families 17h-19h
+ * (PPRs for family 17h/19h, "Core Performance Monitor Counters").
+ */
+#ifndef PMU_ARCH_EVENTS_H
+#define PMU_ARCH_EVENTS_H
+
+#include "machine.h"
+
+/* Config text in nanoBench format for the vendor ("" for others). */
+const char *pmu_arch_events(enum cpu_vendor vendor);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * pmu_intel.c — Intel architectural performance monitoring (SDM vol. 3B
+ * 20.2): PERFEVTSELx/PMCx pairs, fixed counters and the global control.
+ */
+#include "pmu.h"
+#include "pmu_msrs.h"
+
+static uint32_t intel_ctl_msr(const struct pmu_desc *d, unsigned i)
+{
+    (void)d;
+    return MSR_IA32_PERFEVTSEL0 + i;
+}
+
+/*
+ * Counters are only ever cleared (written with 0), for which the legacy
+ * alias is exact; IA32_A_PMCx would matter only for values with bit 31 set.
+ */
+static uint32_t intel_ctr_msr(const struct pmu_desc *d, unsigned i)
+{
+    (void)d;
+    return MSR_IA32_PMC0 + i;
+}
+
+static uint64_t intel_encode(const struct pmu_event *ev)
+{
+    uint64_t v = (ev->event & PERFEVTSEL_EVENT_MASK) | (uint64_t)ev->umask << PERFEVTSEL_UMASK_SHIFT |
+                 PERFEVTSEL_USR | PERFEVTSEL_OS | PERFEVTSEL_EN |
+                 (uint64_t)ev->cmask << PERFEVTSEL_CMASK_SHIFT;
+    if (ev->edge)
+        v |= PERFEVTSEL_EDGE;
+    if (ev->any)
+        v |= PERFEVTSEL_ANY;
+    if (ev->inv)
+        v |= PERFEVTSEL_INV;
+    return v;
+}
+
+/* Fixed counters 0-2: INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD, CPU_CLK_UNHALTED.REF_TSC. */
+#define INTEL_FIXED_USED 3u
+
+static unsigned fixed_used(const struct pmu_desc *d)
+{
+    return d->n_fixed < INTEL_FIXED_USED ? d->n_fixed : INTEL_FIXED_USED;
+}
+
+/* IA32_PERF_GLOBAL_CTRL exists from architectural perfmon version 2 on. */
+static bool intel_has_global(const struct pmu_desc *d)
+{
+    return d->version >= 2;
+}
+
+static uint64_t intel_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bool fixed)
+{
+    uint64_t v = gp_mask;
+    if (fixed)
+        v |= ((1ull << fixed_used(d)) - 1) << GLOBAL_CTRL_FIXED_SHIFT;
+    return v;
+}
+
+/* nanoBench's names for the fixed counters. */
+static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
+{
+    static const char *const names[INTEL_FIXED_USED] = { "Instructions retired", "Core cycles",
+                                                         "Reference cycles" };
+    size_t n = fixed_used(d);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct counter_read){ READ_PMC, RDPMC_FIXED | (uint32_t)i, names[i] };
+    return n;
+}
+
+static void intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on)
+{
+    unsigned n = fixed_used(d);
+    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, 0);
+    if (!on)
+        return;
+    uint64_t ctrl = 0;
+    for (unsigned i = 0; i < n; i++) {
+        p->write_msr(p->ctx, MSR_IA32_FIXED_CTR0 + i, 0);
+        ctrl |= FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR);
+    }
+    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, ctrl);
+}
+
+const struct pmu_ops pmu_intel_ops = {
+    .name = "intel",
+    .ctl_msr = intel_ctl_msr,
+    .ctr_msr = intel_ctr_msr,
+    .encode = intel_encode,
+    .has_global = intel_has_global,
+    .global_ctrl_msr = MSR_IA32_PERF_GLOBAL_CTRL,
+    .global_enable = intel_global_enable,
+    .fixed_reads = intel_fixed_reads,
+    .program_fixed = intel_program_fixed,
+};

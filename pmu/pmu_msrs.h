@@ -1,0 +1,80 @@
+/*
+ * pmu_msrs.h — performance-monitoring MSRs and bit fields, by name.
+ *
+ * Intel: SDM vol. 3B ch. 20 "Performance Monitoring" (architectural PMU,
+ * 20.2) and vol. 4 table 2-2. AMD: APM vol. 2 ch. 13.2 "Performance
+ * counters" and the family 17h/19h PPRs. Summary in ../shared/PMU-FACTS.md.
+ */
+#ifndef PMU_MSRS_H
+#define PMU_MSRS_H
+
+/* ---- Intel architectural performance monitoring ---- */
+#define MSR_IA32_PMC0 0xC1u             /* legacy alias: writes sign-extend bit 31 */
+#define MSR_IA32_PERFEVTSEL0 0x186u
+#define MSR_IA32_PERF_CAPABILITIES 0x345u
+#define MSR_IA32_FIXED_CTR0 0x309u      /* INST_RETIRED.ANY; +1 CPU_CLK_UNHALTED.THREAD, +2 REF_TSC */
+#define MSR_IA32_FIXED_CTR_CTRL 0x38Du
+#define MSR_IA32_PERF_GLOBAL_STATUS 0x38Eu
+#define MSR_IA32_PERF_GLOBAL_CTRL 0x38Fu
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL 0x390u
+#define MSR_IA32_A_PMC0 0x4C1u          /* full-width alias, PERF_CAPABILITIES.FW_WRITE */
+#define MSR_OFFCORE_RSP_0 0x1A6u        /* nanoBench .MSR_RSP0 */
+#define MSR_OFFCORE_RSP_1 0x1A7u        /* nanoBench .MSR_RSP1 */
+#define MSR_PEBS_LD_LAT_THRESHOLD 0x3F6u /* nanoBench .MSR_3F6H */
+#define MSR_PEBS_FRONTEND 0x3F7u        /* nanoBench .MSR_PF */
+
+/* IA32_PERFEVTSELx (SDM vol. 3B figure 20-1). */
+#define PERFEVTSEL_EVENT_MASK 0xFFull
+#define PERFEVTSEL_UMASK_SHIFT 8
+#define PERFEVTSEL_USR (1ull << 16)
+#define PERFEVTSEL_OS (1ull << 17)
+#define PERFEVTSEL_EDGE (1ull << 18)
+#define PERFEVTSEL_PC (1ull << 19)
+#define PERFEVTSEL_INT (1ull << 20)
+#define PERFEVTSEL_ANY (1ull << 21)
+#define PERFEVTSEL_EN (1ull << 22)
+#define PERFEVTSEL_INV (1ull << 23)
+#define PERFEVTSEL_CMASK_SHIFT 24
+
+/* IA32_FIXED_CTR_CTRL: 4 bits per fixed counter i at bit 4i (SDM vol. 3B 20.2.2). */
+#define FIXED_CTR_CTRL_OS 0x1ull
+#define FIXED_CTR_CTRL_USR 0x2ull
+#define FIXED_CTR_CTRL_ANY 0x4ull
+#define FIXED_CTR_CTRL_PMI 0x8ull
+#define FIXED_CTR_CTRL_FIELD(i, bits) ((uint64_t)(bits) << (4u * (i)))
+
+/* IA32_PERF_GLOBAL_CTRL: bit i enables GP counter i, bit 32+i fixed counter i. */
+#define GLOBAL_CTRL_FIXED_SHIFT 32
+
+/* IA32_PERF_CAPABILITIES.FW_WRITE (bit 13): IA32_A_PMCx exist. */
+#define PERF_CAPABILITIES_FW_WRITE (1ull << 13)
+
+/* RDPMC ECX bit 30 selects the fixed-function counters (SDM vol. 2B RDPMC). */
+#define RDPMC_FIXED (1u << 30)
+
+/* ---- AMD (family 17h and later) ---- */
+#define MSR_AMD_PERF_CTL_LEGACY0 0xC0010000u /* 4 counters, stride 1 */
+#define MSR_AMD_PERF_CTR_LEGACY0 0xC0010004u
+#define MSR_AMD_PERF_CTL0 0xC0010200u        /* PerfCtrExtCore: 6 counters, stride 2 */
+#define MSR_AMD_PERF_CTR0 0xC0010201u
+#define MSR_AMD_PERF_CNTR_GLOBAL_STATUS 0xC0000300u /* PerfMonV2 */
+#define MSR_AMD_PERF_CNTR_GLOBAL_CTL 0xC0000301u    /* PerfMonV2: bit i enables counter i */
+
+/* PERF_CTL bits (APM vol. 2, 13.2.1 "PerfEvtSeln"). */
+#define AMD_PERF_CTL_EVENT_LO_MASK 0xFFull
+#define AMD_PERF_CTL_UMASK_SHIFT 8
+#define AMD_PERF_CTL_USR (1ull << 16)
+#define AMD_PERF_CTL_OS (1ull << 17)
+#define AMD_PERF_CTL_EDGE (1ull << 18)
+#define AMD_PERF_CTL_INT (1ull << 20)
+#define AMD_PERF_CTL_EN (1ull << 22)
+#define AMD_PERF_CTL_INV (1ull << 23)
+#define AMD_PERF_CTL_CMASK_SHIFT 24
+#define AMD_PERF_CTL_EVENT_HI_SHIFT 32 /* event[11:8] at bits 35:32 */
+#define AMD_PERF_CTL_HOST_ONLY (1ull << 41)
+#define AMD_PERF_CTL_GUEST_ONLY (1ull << 40)
+
+#define AMD_LEGACY_COUNTERS 4
+#define AMD_EXT_CORE_COUNTERS 6
+
+#endif
