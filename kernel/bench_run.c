@@ -10,6 +10,9 @@ typedef void (*generated_fn)(void);
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
+    c->p = p; /* first: bench_context_free needs it when an allocation fails */
+    for (int a = 0; a < AREA_COUNT; a++)
+        c->areas[a] = NULL;
     for (int a = 0; a < AREA_COUNT; a++) {
         c->areas[a] = p->alloc_data(p->ctx, BENCH_AREA_SIZE);
         if (!c->areas[a]) {
@@ -17,7 +20,6 @@ int bench_context_init(struct bench_context *c, const struct nb_platform *p)
             return NB_ENOMEM;
         }
     }
-    c->p = p;
     return NB_OK;
 }
 

@@ -134,15 +134,30 @@ static void apply_defaults(struct run_state *s, const struct suite_entry *e)
         s->finish = o.finish;
 }
 
+/* Parse limit: a suite whose parse needs more than this is reported, not run. */
+#define SUITE_ARENA_MAX (256u * 1024u * 1024u)
+
 static void run_suite(struct run_state *s, const char *text, size_t len)
 {
     struct nb_arena arena;
-    size_t arena_size = 4 * len + 65536;
-    void *memory = s->p->alloc_data(s->p->ctx, arena_size);
-    nb_arena_init(&arena, memory, arena_size);
     struct suite suite;
-    if (!memory || suite_parse(text, len, &arena, &suite) != NB_OK) {
-        report_line(&s->report, "error: out of memory parsing " NB_SUITE_PATH);
+    void *memory = NULL;
+    int st = NB_ENOMEM;
+    size_t arena_size = suite_arena_estimate(text, len);
+    for (; arena_size <= SUITE_ARENA_MAX; arena_size *= 2) {
+        memory = s->p->alloc_data(s->p->ctx, arena_size);
+        if (!memory)
+            break;
+        nb_arena_init(&arena, memory, arena_size);
+        st = suite_parse(text, len, &arena, &suite);
+        if (st == NB_OK)
+            break;
+        s->p->free_mem(s->p->ctx, memory, arena_size);
+        memory = NULL;
+    }
+    if (st != NB_OK) {
+        report_line(&s->report, "error: out of memory parsing " NB_SUITE_PATH " (%llu bytes)",
+                    (unsigned long long)len);
         s->report.n_errors++;
     } else {
         for (size_t i = 0; i < suite.count; i++) {

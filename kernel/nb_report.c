@@ -207,10 +207,13 @@ void report_end(struct report *r)
     if (!r->files_ok)
         return;
     int st = r->p->flush_file(r->p->ctx, r->txt);
-    if (st == NB_OK)
-        st = r->p->flush_file(r->p->ctx, r->csv);
-    if (st != NB_OK)
+    if (st != NB_OK) {
         files_failed(r, r->txt_path, st);
+        return;
+    }
+    st = r->p->flush_file(r->p->ctx, r->csv);
+    if (st != NB_OK)
+        files_failed(r, r->csv_path, st);
 }
 
 void report_close(struct report *r)

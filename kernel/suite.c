@@ -113,6 +113,12 @@ static int join_lines(char *copy, size_t len, struct logical_line *lines)
     return n;
 }
 
+size_t suite_arena_estimate(const char *text, size_t len)
+{
+    size_t lines = (size_t)count_lines(text, len);
+    return 4 * len + lines * (sizeof(struct logical_line) + sizeof(struct suite_entry) + 64) + 65536;
+}
+
 int suite_parse(const char *text, size_t len, struct nb_arena *arena, struct suite *out)
 {
     out->entries = NULL;

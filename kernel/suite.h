@@ -47,6 +47,13 @@ struct suite {
  */
 int suite_parse(const char *text, size_t len, struct nb_arena *arena, struct suite *out);
 
+/*
+ * A first arena size for parsing `len` bytes: callers double it and parse
+ * again while suite_parse returns NB_ENOMEM (each entry copies the words of
+ * the defaults in effect, so the need depends on the text, not just its size).
+ */
+size_t suite_arena_estimate(const char *text, size_t len);
+
 /* True when `name` is a valid benchmark name. */
 bool suite_name_valid(const char *name);
 

@@ -103,12 +103,19 @@ static void load_suite(struct compile *c)
         return;
     }
     struct nb_arena arena;
-    size_t arena_size = 4 * size + 65536;
-    nb_arena_init(&arena, malloc(arena_size), arena_size);
     struct suite suite;
-    if (suite_parse(text, size, &arena, &suite) != NB_OK) {
-        fprintf(stderr, "nanobench: out of memory parsing %s\n", c->cli.suite_path);
-        exit(2);
+    int st = NB_ENOMEM;
+    for (size_t arena_size = suite_arena_estimate(text, size); st == NB_ENOMEM;
+         arena_size *= 2) {
+        void *memory = malloc(arena_size);
+        if (!memory) {
+            fprintf(stderr, "nanobench: out of memory parsing %s\n", c->cli.suite_path);
+            exit(2);
+        }
+        nb_arena_init(&arena, memory, arena_size);
+        st = suite_parse(text, size, &arena, &suite);
+        if (st != NB_OK)
+            free(memory);
     }
     c->benches = calloc(suite.count + 1, sizeof(*c->benches));
     for (size_t i = 0; i < suite.count; i++) {
