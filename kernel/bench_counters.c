@@ -62,6 +62,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 {
     nb_memset(env, 0, sizeof(*env));
     env->p = p;
+    env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
         report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
         return;
@@ -104,29 +105,45 @@ static void config_error(void *arg, unsigned line, const char *message)
     report_line(e->r, "warning: %s line %u: %s (event skipped)", e->path, line, message);
 }
 
+/* Reads nanobench/REL; reports a missing file as the benchmark's error. */
+static void *read_config(struct counter_env *env, const char *option, const char *rel, size_t *size,
+                         struct report *r)
+{
+    char path[160];
+    void *data = NULL;
+    nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
+    int st = env->p->read_file(env->p->ctx, path, &data, size);
+    if (st != NB_OK) {
+        report_error(r, "option %s: cannot read %s (%s)", option, path,
+                     st == NB_ENOENT ? "no such file on the image" : "read error");
+        return NULL;
+    }
+    return data;
+}
+
 /* Loads and parses the benchmark's events; returns the count or -1 after reporting. */
 static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r)
 {
     const struct nb_platform *p = env->p;
     const char *rel = o->config_path ? o->config_path : env->default_config;
-    char path[160];
     void *data = NULL;
     size_t size = 0;
     const char *text = pmu_arch_events(env->desc.vendor);
     size_t len = nb_strlen(text);
-    if (rel[0]) {
+    if (o->config_path) {
+        data = read_config(env, "-config", rel, &size, r);
+        if (!data)
+            return -1;
+    } else if (rel[0]) {
+        /* A default config that is missing falls back to the built-in events. */
+        char path[160];
         nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
-        int st = p->read_file(p->ctx, path, &data, &size);
-        if (st != NB_OK) {
-            if (o->config_path) {
-                report_error(r, "option -config: cannot read %s (%s)", path,
-                             st == NB_ENOENT ? "no such file on the image" : "read error");
-                return -1;
-            }
-        } else {
-            text = data;
-            len = size;
-        }
+        if (p->read_file(p->ctx, path, &data, &size) != NB_OK)
+            data = NULL;
+    }
+    if (data) {
+        text = data;
+        len = size;
     }
     struct config_errors errors = { r, rel[0] ? rel : "built-in events" };
     size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
@@ -145,21 +162,99 @@ static void print_value(struct report *r, const char *name, int64_t value, const
 
 static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
 
+/* Writes an MSR event's setup; on a fault undoes what was written and returns false. */
+static bool apply_msr_writes(struct counter_env *env, const struct msr_event *ev, uint64_t *saved,
+                             struct report *r, const char *file)
+{
+    const struct nb_platform *p = env->p;
+    for (unsigned i = 0; i < ev->n_writes; i++) {
+        if (p->read_msr(p->ctx, ev->write_msr[i], &saved[i]) != NB_OK ||
+            p->write_msr(p->ctx, ev->write_msr[i], ev->write_value[i]) != NB_OK) {
+            report_line(r, "warning: %s line %u: MSR 0x%x cannot be written on this CPU (event skipped)",
+                        file, ev->line, ev->write_msr[i]);
+            while (i-- > 0)
+                p->write_msr(p->ctx, ev->write_msr[i], saved[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* -msr_config: one run per MSR event (each has its own MSR writes). */
+static void measure_msr_events(struct counter_env *env, struct bench_context *bench,
+                               const struct bench_options *o, const struct bench_code *code,
+                               struct report *r)
+{
+    const struct nb_platform *p = env->p;
+    size_t size;
+    void *data = read_config(env, "-msr_config", o->msr_config_path, &size, r);
+    if (!data || !env->msr_events) {
+        if (data)
+            p->free_file(p->ctx, data, size);
+        return;
+    }
+    struct config_errors errors = { r, o->msr_config_path };
+    size_t n = msr_config_parse(data, size, env->msr_events, MSR_EVENT_MAX, config_error, &errors);
+    p->free_file(p->ctx, data, size);
+    for (size_t i = 0; i < n; i++) {
+        const struct msr_event *ev = &env->msr_events[i];
+        uint64_t value, saved[MSR_EVENT_MAX_WRITES];
+        /* Probe before trust: RDMSR of a missing MSR would #GP inside the benchmark code. */
+        if (p->read_msr(p->ctx, ev->read_msr, &value) != NB_OK) {
+            report_line(r, "warning: %s line %u: MSR 0x%x cannot be read on this CPU (event skipped)",
+                        o->msr_config_path, ev->line, ev->read_msr);
+            continue;
+        }
+        if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
+            continue;
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC" }, { READ_MSR, ev->read_msr, ev->name } };
+        struct bench_result result;
+        char error[200];
+        bench->reads = reads;
+        bench->n_reads = 2;
+        int st = bench_measure(bench, o, code, &result, error, sizeof(error));
+        for (unsigned w = ev->n_writes; w-- > 0;)
+            p->write_msr(p->ctx, ev->write_msr[w], saved[w]);
+        if (st != NB_OK) {
+            report_error(r, "%s (MSR event %s)", error, ev->name);
+            return;
+        }
+        if (!(o->remove_empty_events && result.values[1] == 0))
+            print_value(r, ev->name, result.values[1], o);
+    }
+}
+
+static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
+                               const struct bench_options *o, const struct bench_code *code,
+                               struct report *r);
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r)
 {
-    struct bench_result result;
-    char error[200];
-    if (!env->usable) {
+    unsigned errors_before = r->n_errors;
+    if (env->usable) {
+        measure_pmu_events(env, bench, o, code, r);
+    } else {
+        struct bench_result result;
+        char error[200];
         bench->reads = TSC_ONLY;
         bench->n_reads = 1;
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK)
             report_error(r, "%s", error);
         else
             print_value(r, "RDTSC", result.values[0], o);
-        return;
     }
+    if (o->msr_config_path && r->n_errors == errors_before)
+        measure_msr_events(env, bench, o, code, r);
+}
+
+static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
+                               const struct bench_options *o, const struct bench_code *code,
+                               struct report *r)
+{
+    struct bench_result result;
+    char error[200];
 
     long n_events = load_events(env, o, r);
     if (n_events < 0)

@@ -7,6 +7,8 @@
  * benchmark: parse its -config, schedule the events into counter groups, and
  * run the benchmark once per group (no multiplexing). Without a usable PMU
  * only RDTSC is measured, and the fingerprint says why in one line.
+ * -msr_config events do not need the PMU: each gets its own run, with its
+ * MSR writes applied before and undone after.
  */
 #ifndef BENCH_COUNTERS_H
 #define BENCH_COUNTERS_H
@@ -17,6 +19,7 @@
 #include "machine.h"
 #include "nb_report.h"
 #include "pmu.h"
+#include "pmu_msr_config.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
 
@@ -31,6 +34,7 @@ struct counter_env {
     char default_config[96];    /* path on the image, "" for the built-in events */
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
+    struct msr_event *msr_events; /* MSR_EVENT_MAX */
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */

@@ -69,6 +69,7 @@ struct bench_options {
 
     /* Performance counters. */
     const char *config_path;  /* nanoBench event config; NULL: the CPU's default */
+    const char *msr_config_path; /* nanoBench MSR config (counters read with RDMSR) */
     bool fixed_counters;
     bool remove_empty_events;
 

@@ -40,6 +40,8 @@ struct bench {
     bool has_code[PART_COUNT];
     char *config;      /* contents of the -config file */
     size_t config_len;
+    char *msr_config;  /* contents of the -msr_config file */
+    size_t msr_config_len;
 };
 
 struct compile {
@@ -172,17 +174,44 @@ static void load_code_files(struct compile *c, struct bench *b)
     }
 }
 
-static void load_config_file(struct compile *c, struct bench *b)
+static char *read_option_file(struct compile *c, struct bench *b, const char *option,
+                              const char *file, size_t *len)
 {
-    if (!b->o.config_path)
-        return;
-    char *path = host_path_join(c->suite_dir, b->o.config_path);
-    b->config = host_read_file(path, &b->config_len);
-    if (!b->config) {
-        error_at(c, b, "option -config: cannot read %s: %s", path, strerror(errno));
+    if (!file)
+        return NULL;
+    char *path = host_path_join(c->suite_dir, file);
+    char *data = host_read_file(path, len);
+    if (!data) {
+        error_at(c, b, "option %s: cannot read %s: %s", option, path, strerror(errno));
         b->ok = false;
     }
     free(path);
+    return data;
+}
+
+static void load_config_files(struct compile *c, struct bench *b)
+{
+    b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len);
+    b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len);
+}
+
+/* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
+static char *stage_config(struct compile *c, const char *name, const char *ext, const char *data,
+                          size_t len)
+{
+    char *rel, *dir = host_path_join(c->outdir, "nanobench/configs");
+    if (asprintf(&rel, "configs/%s.%s", name, ext) < 0)
+        exit(2);
+    char *top = host_path_join(c->outdir, "nanobench");
+    char *file = host_path_join(top, rel);
+    if (host_make_dirs(dir) != 0 || host_write_file(file, data, len) != 0) {
+        fprintf(stderr, "nanobench: cannot write %s: %s\n", file, strerror(errno));
+        exit(2);
+    }
+    free(dir);
+    free(top);
+    free(file);
+    return rel;
 }
 
 static void assemble(struct compile *c)
@@ -255,24 +284,12 @@ static int write_outputs(struct compile *c)
             free(file);
             free(full);
         }
-        char *config = NULL;
-        if (b->config) {
-            if (asprintf(&config, "configs/%s.cfg", b->name) < 0)
-                exit(2);
-            char *dir = host_path_join(c->outdir, "nanobench/configs");
-            char *full = host_path_join(c->outdir, "nanobench");
-            char *file = host_path_join(full, config);
-            if (host_make_dirs(dir) != 0 || host_write_file(file, b->config, b->config_len) != 0) {
-                fprintf(stderr, "nanobench: cannot write %s: %s\n", file, strerror(errno));
-                fclose(f);
-                return -1;
-            }
-            free(dir);
-            free(full);
-            free(file);
-        }
-        suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths, config);
+        char *config = b->config ? stage_config(c, b->name, "cfg", b->config, b->config_len) : NULL;
+        char *msr_config = b->msr_config ? stage_config(c, b->name, "msr", b->msr_config,
+                                                        b->msr_config_len) : NULL;
+        suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths, config, msr_config);
         free(config);
+        free(msr_config);
         for (int part = 0; part < PART_COUNT; part++)
             free(paths[part]);
     }
@@ -386,7 +403,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < c.n; i++) {
         if (c.benches[i].ok) {
             load_code_files(&c, &c.benches[i]);
-            load_config_file(&c, &c.benches[i]);
+            load_config_files(&c, &c.benches[i]);
         }
     }
     if (c.cli.plan || c.cli.plan_cpu) {

@@ -17,6 +17,7 @@ awk -v mode="$mode" '
     /^\[[A-Za-z0-9_.-]+\]$/ { inside = 1; if (mode == "suite") print; next }
     inside {
         if ($0 ~ /^error: /) { errors++; print > "/dev/stderr" }
+        if ($0 ~ /^warning: /) { print > "/dev/stderr"; next }
         if (mode == "suite" || $0 !~ /^error: /) print
     }
     END {

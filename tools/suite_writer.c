@@ -14,7 +14,8 @@ static const char *aggregate_option(enum aggregate a)
 }
 
 void suite_write_benchmark(FILE *f, const char *name, const struct bench_options *o,
-                           const char *const code_paths[PART_COUNT], const char *config_path)
+                           const char *const code_paths[PART_COUNT], const char *config_path,
+                           const char *msr_config_path)
 {
     fprintf(f, "%s:", name);
     for (int part = 0; part < PART_COUNT; part++) {
@@ -37,6 +38,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -verbose");
     if (config_path)
         fprintf(f, " -config %s", config_path);
+    if (msr_config_path)
+        fprintf(f, " -msr_config %s", msr_config_path);
     if (o->fixed_counters)
         fprintf(f, " -fixed_counters");
     if (o->remove_empty_events)

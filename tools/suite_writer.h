@@ -12,8 +12,9 @@
 #include "bench_options.h"
 
 /* One line `name: -code ... -n_measurements ...` for a benchmark. */
-/* config_path: where the benchmark's -config file is on the image, or NULL. */
+/* config paths: where the benchmark's -config / -msr_config files are on the image, or NULL. */
 void suite_write_benchmark(FILE *f, const char *name, const struct bench_options *o,
-                           const char *const code_paths[PART_COUNT], const char *config_path);
+                           const char *const code_paths[PART_COUNT], const char *config_path,
+                           const char *msr_config_path);
 
 #endif

@@ -217,6 +217,23 @@ test_no_pmu_amd_probe() {
         "$(grep '^pmu:' "$TMP/pmu_amd/run-0001.txt")"
 }
 
+# -msr_config: bad lines are named and skipped, good ones are measured with
+# RDMSR after their writes (RDMSR is not an exact icount point, so only the
+# shape of the value is checked).
+test_msr_config() {
+    printf '# MSR config\nmsr_0x10 TSC_BY_RDMSR\nmsr_0xC0000103=7.msr_0xC0000103=0x9 msr_C0000103h TSC_AUX\nmsr_zz BAD_ADDRESS\nmsr_0x10\n' > "$TMP/t.msr"
+    local out err
+    out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -msr_config "$TMP/t.msr" -icount 4 \
+        -results "$TMP/msr" 2>"$TMP/msr.err") || return 1
+    err=$(grep '^warning' "$TMP/msr.err")
+    expect_eq "warnings" "warning: configs/benchmark.msr line 4: bad MSR address in 'msr_zz' (hex) (event skipped)
+warning: configs/benchmark.msr line 5: 'msr_0x10' needs a name (event skipped)" "$err" || return 1
+    grep -qx 'RDTSC: 32.00' <<<"$out" || { echo "no exact RDTSC: $out"; return 1; }
+    grep -Eqx 'TSC_BY_RDMSR: [0-9]+\.[0-9]{2}' <<<"$out" || { echo "no TSC_BY_RDMSR: $out"; return 1; }
+    # TSC_AUX holds the value written before the run: it does not change, so main - base = 0.
+    grep -qx 'TSC_AUX: 0.00' <<<"$out" || { echo "no TSC_AUX: $out"; return 1; }
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -227,6 +244,7 @@ run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
+run_test msr_config test_msr_config
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,0 +1,153 @@
+/*
+ * pmu_msr_config.c — MSR config parser (format in pmu_msr_config.h).
+ */
+#include "pmu_msr_config.h"
+#include "nb_text.h"
+
+#define LINE_MAX_LEN 512
+
+struct msr_line {
+    unsigned line;
+    pmu_config_error_fn on_error;
+    void *arg;
+};
+
+static bool bad(struct msr_line *ml, const char *fmt, const char *a)
+{
+    char message[160];
+    nb_snprintf(message, sizeof(message), fmt, a);
+    if (ml->on_error)
+        ml->on_error(ml->arg, ml->line, message);
+    return false;
+}
+
+/* "msr_0x1A6", "msr_1a6", "msr_1A6h" -> 0x1A6 */
+static bool parse_msr_name(struct msr_line *ml, char *text, uint32_t *msr)
+{
+    if (!nb_starts_with(text, "msr_"))
+        return bad(ml, "'%s' is not of the form msr_ADDRESS", text);
+    char *hex = text + 4;
+    size_t n = nb_strlen(hex);
+    if (n > 0 && (hex[n - 1] == 'h' || hex[n - 1] == 'H'))
+        hex[n - 1] = '\0';
+    uint64_t v;
+    if (!nb_parse_hex_u64(hex, &v) || v > 0xFFFFFFFFull)
+        return bad(ml, "bad MSR address in '%s' (hex)", text);
+    *msr = (uint32_t)v;
+    return true;
+}
+
+static bool parse_writes(struct msr_line *ml, char *spec, struct msr_event *ev)
+{
+    char *item = spec;
+    while (item) {
+        char *next = item;
+        while (*next && *next != '.')
+            next++;
+        char *following = *next ? next + 1 : NULL;
+        *next = '\0';
+        char *eq = item;
+        while (*eq && *eq != '=')
+            eq++;
+        if (!*eq)
+            return bad(ml, "'%s' needs msr_ADDRESS=VALUE", item);
+        *eq = '\0';
+        if (ev->n_writes == MSR_EVENT_MAX_WRITES)
+            return bad(ml, "more than %s MSR writes", "10");
+        if (!parse_msr_name(ml, item, &ev->write_msr[ev->n_writes]))
+            return false;
+        char *value = eq + 1;
+        size_t n = nb_strlen(value);
+        if (n > 0 && (value[n - 1] == 'h' || value[n - 1] == 'H')) {
+            value[n - 1] = '\0';
+            if (!nb_parse_hex_u64(value, &ev->write_value[ev->n_writes]))
+                return bad(ml, "bad MSR value '%s'", value);
+        } else {
+            int64_t v;
+            uint64_t u;
+            if (nb_parse_i64(value, &v) && v >= 0)
+                ev->write_value[ev->n_writes] = (uint64_t)v;
+            else if ((value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) && nb_parse_hex_u64(value, &u))
+                ev->write_value[ev->n_writes] = u;
+            else
+                return bad(ml, "bad MSR value '%s'", value);
+        }
+        ev->n_writes++;
+        item = following;
+    }
+    return true;
+}
+
+/* Splits off the next space-separated word; NULL at the end. */
+static char *next_word(char **s)
+{
+    while (nb_is_space(**s))
+        (*s)++;
+    if (!**s)
+        return NULL;
+    char *w = *s;
+    while (**s && !nb_is_space(**s))
+        (*s)++;
+    if (**s)
+        *(*s)++ = '\0';
+    return w;
+}
+
+static bool parse_line(struct msr_line *ml, char *s, struct msr_event *ev)
+{
+    nb_memset(ev, 0, sizeof(*ev));
+    ev->line = ml->line;
+    char *words[3];
+    int n = 0;
+    char *w;
+    while (n < 3 && (w = next_word(&s)))
+        words[n++] = w;
+    while (nb_is_space(*s))
+        s++;
+    if (n == 3 && *s)
+        return bad(ml, "unexpected text after the name: '%s'", s);
+    if (n < 2)
+        return bad(ml, "'%s' needs a name", n ? words[0] : "");
+    const char *name = words[n - 1];
+    if (nb_strlen(name) >= PMU_EVENT_NAME_MAX)
+        return bad(ml, "name '%s' is too long", name);
+    nb_memcpy(ev->name, name, nb_strlen(name) + 1);
+    if (n == 3 && !parse_writes(ml, words[0], ev))
+        return false;
+    return parse_msr_name(ml, words[n - 2], &ev->read_msr);
+}
+
+size_t msr_config_parse(const char *text, size_t len, struct msr_event *events, size_t max,
+                        pmu_config_error_fn on_error, void *arg)
+{
+    struct msr_line ml = { 0, on_error, arg };
+    size_t count = 0;
+    size_t i = 0;
+    while (i < len) {
+        ml.line++;
+        size_t start = i;
+        while (i < len && text[i] != '\n')
+            i++;
+        size_t end = i++;
+        while (start < end && nb_is_space(text[start]))
+            start++;
+        while (end > start && nb_is_space(text[end - 1]))
+            end--;
+        if (start == end || text[start] == '#')
+            continue;
+        char buf[LINE_MAX_LEN];
+        if (end - start >= sizeof(buf)) {
+            bad(&ml, "line longer than %s characters", "511");
+            continue;
+        }
+        nb_memcpy(buf, text + start, end - start);
+        buf[end - start] = '\0';
+        if (count == max) {
+            bad(&ml, "more than %s MSR events; the rest are ignored", "256");
+            break;
+        }
+        if (parse_line(&ml, buf, &events[count]))
+            count++;
+    }
+    return count;
+}
