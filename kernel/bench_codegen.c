@@ -109,6 +109,80 @@ static void emit_read(struct x86_emitter *e, uint8_t *buf, const struct codegen_
     x86_mov_reg64_from_rip(e, RDX, DATA(buf, scratch_rdx));
 }
 
+/*
+ * -no_mem reads: each counter k adds to or subtracts from R8+k, so that
+ * after "start" (subtract), any pause (add) / resume (subtract) pairs, and
+ * "end" (add), R8+k holds the counted events of the unpaused stretches.
+ * RAX, RCX, RDX and the flags are clobbered (as nanoBench documents).
+ */
+enum nomem_step { NOMEM_START, NOMEM_PAUSE, NOMEM_RESUME, NOMEM_END };
+
+static void emit_read_nomem(struct x86_emitter *e, const struct codegen_params *p, enum nomem_step step)
+{
+    bool add = (step == NOMEM_PAUSE || step == NOMEM_END);
+    for (size_t k = 0; k < p->n_reads; k++) {
+        /* Stop in reverse order so the TSC brackets the other counters. */
+        size_t i = add ? p->n_reads - 1 - k : k;
+        const struct counter_read *r = &p->reads[i];
+        enum x86_reg acc = (enum x86_reg)(R8 + i);
+        x86_lfence(e);
+        if (r->kind == READ_TSC) {
+            x86_rdtsc(e);
+        } else {
+            x86_mov_reg32_imm32(e, RCX, r->ecx);
+            if (r->kind == READ_PMC)
+                x86_rdpmc(e);
+            else
+                x86_rdmsr(e);
+        }
+        x86_lfence(e);
+        x86_shl_reg64_imm8(e, RDX, 32);
+        x86_or_reg64(e, RAX, RDX);
+        if (add)
+            x86_add_reg64(e, acc, RAX);
+        else
+            x86_sub_reg64(e, acc, RAX);
+    }
+}
+
+static bool magic_at(const uint8_t *code, size_t len, size_t i, uint64_t magic)
+{
+    if (i + 8 > len)
+        return false;
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; b--)
+        v = v << 8 | code[i + (size_t)b];
+    return v == magic;
+}
+
+bool codegen_has_magic(const uint8_t *code, size_t len)
+{
+    for (size_t i = 0; i + 8 <= len; i++) {
+        if (magic_at(code, len, i, MAGIC_PAUSE) || magic_at(code, len, i, MAGIC_RESUME))
+            return true;
+    }
+    return false;
+}
+
+/* One copy of the main code with the magic sequences replaced by counter reads. */
+static void emit_main_nomem(struct x86_emitter *e, const struct codegen_params *p)
+{
+    const uint8_t *code = p->part[PART_MAIN];
+    size_t len = p->part_len[PART_MAIN], start = 0;
+    for (size_t i = 0; i < len;) {
+        bool pause = magic_at(code, len, i, MAGIC_PAUSE);
+        if (pause || magic_at(code, len, i, MAGIC_RESUME)) {
+            x86_bytes(e, code + start, i - start);
+            emit_read_nomem(e, p, pause ? NOMEM_PAUSE : NOMEM_RESUME);
+            i += 8;
+            start = i;
+        } else {
+            i++;
+        }
+    }
+    x86_bytes(e, code + start, len - start);
+}
+
 static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enum code_part part)
 {
     if (p->part_len[part])
@@ -116,21 +190,38 @@ static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enu
 }
 
 /* Everything between the alignment padding and the first copy. */
+static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    if (p->no_mem) {
+        /* The init code may have used R8..R13: the accumulators start at 0 here. */
+        for (size_t k = 0; k < p->n_reads; k++)
+            x86_xor_reg32(e, (enum x86_reg)(R8 + k));
+        emit_read_nomem(e, p, NOMEM_START);
+    } else
+        emit_read(e, buf, p, false);
+}
+
 static size_t length_before_copies(uint8_t *buf, const struct codegen_params *p)
 {
     struct x86_emitter dry;
     x86_emitter_init(&dry, buf + CODEGEN_CODE_OFFSET, 0);
-    emit_read(&dry, buf, p, false);
+    emit_start(&dry, buf, p);
     emit_part(&dry, p, PART_LATE_INIT);
     if (p->drain_frontend)
         emit_drain(&dry);
     return dry.length;
 }
 
+/* A -no_mem read sequence replaces each 8-byte magic sequence: at most this much per byte. */
+#define NOMEM_READ_MAX_BYTES 32
+
 size_t codegen_run_size(const struct codegen_params *p)
 {
     size_t drains = p->drain_frontend ? 3 * codegen_drain_length() : 0;
-    size_t copies = (size_t)p->copies * p->part_len[PART_MAIN];
+    size_t per_copy = p->part_len[PART_MAIN];
+    if (p->no_mem)
+        per_copy += (p->part_len[PART_MAIN] / 8) * NOMEM_READ_MAX_BYTES * NOMEM_MAX_READS;
+    size_t copies = (size_t)p->copies * per_copy;
     return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;
@@ -143,7 +234,8 @@ size_t codegen_one_time_size(const struct codegen_params *p)
 
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
 {
-    if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS)
+    if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS ||
+        (p->no_mem && p->n_reads > NOMEM_MAX_READS))
         return NULL;
     struct x86_emitter e;
     x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
@@ -161,20 +253,34 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
     size_t pad = (CODE_ALIGNMENT - first_copy % CODE_ALIGNMENT) % CODE_ALIGNMENT;
     x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
 
-    emit_read(&e, buf, p, false);
+    emit_start(&e, buf, p);
     emit_part(&e, p, PART_LATE_INIT);
     if (p->drain_frontend)
         emit_drain(&e);
     uintptr_t loop_start = x86_here(&e);
-    for (int64_t i = 0; i < p->copies; i++)
-        emit_part(&e, p, PART_MAIN);
+    bool expand = p->no_mem && codegen_has_magic(p->part[PART_MAIN], p->part_len[PART_MAIN]);
+    for (int64_t i = 0; i < p->copies; i++) {
+        if (expand)
+            emit_main_nomem(&e, p);
+        else
+            emit_part(&e, p, PART_MAIN);
+    }
     if (p->loop_count > 0) {
         x86_dec_reg64(&e, R15);
         x86_jnz_rel32(&e, loop_start);
     }
     if (p->drain_frontend)
         emit_drain(&e);
-    emit_read(&e, buf, p, true);
+    if (p->no_mem) {
+        /* Counting is over: now the values may go to memory (m2 - m1 = R8+k). */
+        emit_read_nomem(&e, p, NOMEM_END);
+        for (size_t k = 0; k < p->n_reads; k++) {
+            x86_mov_rip_from_reg64(&e, DATA(buf, m2) + 8 * k, (enum x86_reg)(R8 + k));
+            x86_mov_rip_simm32(&e, DATA(buf, m1) + 8 * k, 0);
+        }
+    } else {
+        emit_read(&e, buf, p, true);
+    }
     emit_epilogue(&e, buf);
     return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
 }

@@ -53,11 +53,26 @@ struct codegen_params {
     int64_t loop_count; /* 0: no loop */
     int64_t alignment_offset;
     bool drain_frontend;
+    bool no_mem;          /* -no_mem: counters accumulate in R8..R13, no memory access */
     bool mask_interrupts; /* false only in host tests, which run in user mode */
     const struct counter_read *reads;
     size_t n_reads;
     struct codegen_areas areas;
 };
+
+/*
+ * -no_mem keeps one running value per counter in R8, R9, ... R13 (so at most
+ * NOMEM_MAX_READS counters; the code must not touch them) and clobbers RAX,
+ * RCX, RDX and the flags when reading. In that mode the main code may pause
+ * and resume counting with nanoBench's magic 8-byte sequences, which the
+ * generator replaces by counter reads.
+ */
+#define NOMEM_MAX_READS 6
+#define MAGIC_PAUSE 0xF0B513B1C2813F04ull
+#define MAGIC_RESUME 0xE0B513B1C2813F04ull
+
+/* True when the code contains a pause or resume sequence. */
+bool codegen_has_magic(const uint8_t *code, size_t len);
 
 /* Bytes of buffer (data page + code) needed for a measuring function. */
 size_t codegen_run_size(const struct codegen_params *p);

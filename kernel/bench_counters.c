@@ -2,6 +2,7 @@
  * bench_counters.c — counter groups around bench_measure (see bench_counters.h).
  */
 #include "bench_counters.h"
+#include "bench_codegen.h"
 #include "bench_stats.h"
 #include "nb_main.h"
 #include "nb_text.h"
@@ -259,7 +260,15 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     long n_events = load_events(env, o, r);
     if (n_events < 0)
         return;
-    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, env->desc.n_gp, env->groups);
+    /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
+    unsigned n_gp = env->desc.n_gp;
+    if (o->no_mem) {
+        struct counter_read fixed[PMU_MAX_FIXED];
+        size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
+        unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
+        n_gp = n_gp < room ? n_gp : room;
+    }
+    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, n_gp, env->groups);
     if (n_groups == 0)
         n_groups = 1; /* RDTSC (and the fixed counters) still run */
 

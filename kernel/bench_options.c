@@ -49,6 +49,7 @@ static void set_df(struct bench_options *o, int64_t n, const char *t) { (void)n;
 static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->verbose = true; }
 static void set_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->config_path = t; }
 static void set_msr_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->msr_config_path = t; }
+static void set_no_mem(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_mem = true; }
 static void set_fixed(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->fixed_counters = true; }
 static void set_remove_empty(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->remove_empty_events = true; }
 static void set_plan(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->plan = true; }
@@ -85,6 +86,7 @@ static const struct option_def OPTIONS[] = {
     { "config", VALUE_STRING, BOTH, 0, 0, set_config },
     { "msr_config", VALUE_STRING, BOTH, 0, 0, set_msr_config },
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
+    { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },

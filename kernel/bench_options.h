@@ -72,6 +72,7 @@ struct bench_options {
     const char *msr_config_path; /* nanoBench MSR config (counters read with RDMSR) */
     bool fixed_counters;
     bool remove_empty_events;
+    bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
 
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;

@@ -48,6 +48,7 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->loop_count = o->loop_count;
     params->alignment_offset = o->alignment_offset;
     params->drain_frontend = o->drain_frontend;
+    params->no_mem = o->no_mem;
     params->mask_interrupts = c->mask_interrupts;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
@@ -108,6 +109,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
+    if (o->no_mem && c->n_reads > NOMEM_MAX_READS)
+        return fail(error, error_cap, NB_EINVAL, "-no_mem keeps at most 6 counters in R8..R13 (%llu asked)",
+                    c->n_reads);
+    /* nanoBench's pause/resume sequences only make sense when counters live in registers. */
+    if (!o->no_mem && codegen_has_magic(code->part[PART_MAIN], code->len[PART_MAIN]))
+        return fail(error, error_cap, NB_EINVAL,
+                    "the code contains nanoBench's pause/resume magic bytes (0x%llX / 0xE0B513B1C2813F04), "
+                    "which need -no_mem; the code was not run", MAGIC_PAUSE);
 
     for (int a = 0; a < AREA_COUNT; a++)
         nb_memset(c->areas[a], 0, BENCH_AREA_SIZE);

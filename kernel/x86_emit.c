@@ -162,6 +162,35 @@ void x86_xor_reg32(struct x86_emitter *e, enum x86_reg reg)
     x86_u8(e, MODRM_REG(reg, reg));
 }
 
+void x86_mov_rip_simm32(struct x86_emitter *e, uintptr_t target, int32_t imm)
+{
+    x86_u8(e, REX_BASE | REX_W);
+    x86_u8(e, 0xC7); /* MOV r/m64, imm32, /0 */
+    x86_u8(e, MODRM_RIP(0));
+    emit_rip_disp(e, target, 4);
+    emit_u32(e, (uint32_t)imm);
+}
+
+void x86_shl_reg64_imm8(struct x86_emitter *e, enum x86_reg reg, uint8_t count)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_B : 0)));
+    x86_u8(e, 0xC1); /* SHL r/m64, imm8, /4 */
+    x86_u8(e, MODRM_REG(4, reg));
+    x86_u8(e, count);
+}
+
+/* ALU r/m64, r64 forms (opcode 09 OR, 01 ADD, 29 SUB): dst in r/m, src in reg. */
+static void alu_reg64(struct x86_emitter *e, uint8_t opcode, enum x86_reg dst, enum x86_reg src)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (src >= R8 ? REX_R : 0) | (dst >= R8 ? REX_B : 0)));
+    x86_u8(e, opcode);
+    x86_u8(e, MODRM_REG(src, dst));
+}
+
+void x86_or_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src) { alu_reg64(e, 0x09, dst, src); }
+void x86_add_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src) { alu_reg64(e, 0x01, dst, src); }
+void x86_sub_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src) { alu_reg64(e, 0x29, dst, src); }
+
 void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg)
 {
     x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_B : 0)));

@@ -50,6 +50,14 @@ void x86_mov_reg64_imm64(struct x86_emitter *e, enum x86_reg reg, uint64_t imm);
 void x86_mov_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm);
 void x86_mov_reg64_simm32(struct x86_emitter *e, enum x86_reg reg, int32_t imm);
 void x86_xor_reg32(struct x86_emitter *e, enum x86_reg reg);
+/* mov qword [rip+target], imm32 (sign-extended) */
+void x86_mov_rip_simm32(struct x86_emitter *e, uintptr_t target, int32_t imm);
+/* shl reg64, imm8 */
+void x86_shl_reg64_imm8(struct x86_emitter *e, enum x86_reg reg, uint8_t count);
+/* or dst64, src64 / add dst64, src64 / sub dst64, src64 */
+void x86_or_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src);
+void x86_add_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src);
+void x86_sub_reg64(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src);
 void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg);
 /* jnz to an absolute target address (rel32 form). */
 void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target);

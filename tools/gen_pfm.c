@@ -192,31 +192,44 @@ static bool in_list(const char *list, const char *tok, size_t len)
 }
 
 /*
- * libpfm4 fills in default umasks of other umask groups (e.g. the response half of
- * an OFFCORE_RESPONSE request umask). Name those too, from the fully qualified string.
+ * libpfm4 fills in the default umask of every other umask group (e.g. the response
+ * half ANY_RESPONSE of an OFFCORE_RESPONSE request umask). Name the entry after all
+ * of them, in the order of the fully qualified string: the requested umask stands
+ * where it (or what it expands to) appears, the defaults where they appear.
  */
-static void append_implied_umasks(char *name, size_t size, const char *fstr,
-                                  const char *event, const char *umask, const char *equiv)
+static void name_umasks(char *name, size_t size, const char *fstr, const char *event,
+                        const char *umask, const char *equiv, const char *defaults)
 {
     const char *p = strstr(fstr, "::");
+    bool placed = false;
 
     p = p ? p + 2 : fstr;
-    if (strncasecmp(p, event, strlen(event)) != 0)
-        return;
-    p += strlen(event);
+    if (strncasecmp(p, event, strlen(event)) == 0)
+        p += strlen(event);
+    else
+        p = "";
     while (*p == ':') {
         const char *tok = p + 1, *end = strchr(tok, ':');
         size_t len = end ? (size_t)(end - tok) : strlen(tok);
+        char part[GEN_NAME_MAX];
+
         p = end ? end : tok + len;
         if (memchr(tok, '=', len))
             continue; /* a modifier (k=1, c=0, ...) */
-        if ((strlen(umask) == len && strncasecmp(umask, tok, len) == 0) ||
-            (equiv && in_list(equiv, tok, len)))
-            continue;
-        char part[GEN_NAME_MAX];
-        snprintf(part, sizeof(part), "%.*s", (int)len, tok);
-        append_name(name, size, ".");
+        if (!(strlen(umask) == len && strncasecmp(umask, tok, len) == 0) &&
+            !(equiv && in_list(equiv, tok, len)) && in_list(defaults, tok, len)) {
+            snprintf(part, sizeof(part), ".%.*s", (int)len, tok);
+        } else if (!placed) {
+            snprintf(part, sizeof(part), ".%s", umask);
+            placed = true;
+        } else {
+            continue; /* more of what the requested umask expands to */
+        }
         append_name(name, size, part);
+    }
+    if (!placed) {
+        append_name(name, size, ".");
+        append_name(name, size, umask);
     }
 }
 
@@ -283,7 +296,8 @@ static struct gen_entry *grow_push(struct grow *g)
 }
 
 static void encode_one(const struct gen_pmu *pmu, const pfm_event_info_t *ev,
-                       const pfm_event_attr_info_t *um, struct gen_entry *out)
+                       const pfm_event_attr_info_t *um, const char *defaults,
+                       struct gen_entry *out)
 {
     char spec[512];
     uint64_t codes[MAX_CODES] = {0};
@@ -294,10 +308,6 @@ static void encode_one(const struct gen_pmu *pmu, const pfm_event_info_t *ev,
 
     snprintf(out->name, sizeof(out->name), "%s", "");
     append_name(out->name, sizeof(out->name), ev->name);
-    if (um) {
-        append_name(out->name, sizeof(out->name), ".");
-        append_name(out->name, sizeof(out->name), um->name);
-    }
     out->rank = um ? RANK_NAMED : RANK_BARE;
     /* An umask "equiv" without modifiers is a plain second name for another umask. */
     if (ev->equiv || (um && um->equiv && !strpbrk(um->equiv, ":=")))
@@ -313,14 +323,18 @@ static void encode_one(const struct gen_pmu *pmu, const pfm_event_info_t *ev,
     /* PLM0|PLM3 sets OS and USR, which decode ignores: nanoBench sets them itself. */
     ret = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_NONE, &arg);
     if (ret != PFM_SUCCESS) {
+        if (um) {
+            append_name(out->name, sizeof(out->name), ".");
+            append_name(out->name, sizeof(out->name), um->name);
+        }
         out->status = GEN_SKIP_ENCODE;
         snprintf(out->why, sizeof(out->why), "%s", pfm_strerror(ret));
         free(fstr);
         return;
     }
-    if (um && fstr)
-        append_implied_umasks(out->name, sizeof(out->name), fstr, ev->name, um->name,
-                              um->equiv);
+    if (um)
+        name_umasks(out->name, sizeof(out->name), fstr ? fstr : "", ev->name, um->name,
+                    um->equiv, defaults);
     free(fstr);
 
     if (gen_evtsel_decode(pmu->vendor, codes[0], &out->sel, &why) != 0) {
@@ -348,6 +362,7 @@ int gen_pfm_collect(const struct gen_pmu *pmu, struct gen_entry **entries, size_
 {
     struct grow g = {0};
     pfm_pmu_info_t pinfo;
+    char defaults[1024]; /* ':'-separated default umasks of the current event */
 
     if (pmu_info(pmu->id, &pinfo) != PFM_SUCCESS)
         return -1;
@@ -361,6 +376,19 @@ int gen_pfm_collect(const struct gen_pmu *pmu, struct gen_entry **entries, size_
             continue;
         if (ev.pmu != (pfm_pmu_t)pmu->id)
             break; /* the next PMU's events follow */
+        defaults[0] = '\0';
+        for (int a = 0; a < ev.nattrs; a++) {
+            pfm_event_attr_info_t at;
+
+            memset(&at, 0, sizeof(at));
+            at.size = sizeof(at);
+            if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &at) == PFM_SUCCESS &&
+                at.type == PFM_ATTR_UMASK && at.is_dfl &&
+                strlen(defaults) + strlen(at.name) + 2 < sizeof(defaults)) {
+                strcat(defaults, at.name);
+                strcat(defaults, ":");
+            }
+        }
         for (int a = 0; a < ev.nattrs; a++) {
             pfm_event_attr_info_t at;
             struct gen_entry *e;
@@ -373,13 +401,13 @@ int gen_pfm_collect(const struct gen_pmu *pmu, struct gen_entry **entries, size_
             numasks++;
             if (!(e = grow_push(&g)))
                 goto nomem;
-            encode_one(pmu, &ev, &at, e);
+            encode_one(pmu, &ev, &at, defaults, e);
         }
         if (numasks == 0) {
             struct gen_entry *e = grow_push(&g);
             if (!e)
                 goto nomem;
-            encode_one(pmu, &ev, NULL, e);
+            encode_one(pmu, &ev, NULL, "", e);
         }
     }
     *entries = g.v;

@@ -42,6 +42,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -msr_config %s", msr_config_path);
     if (o->fixed_counters)
         fprintf(f, " -fixed_counters");
+    if (o->no_mem)
+        fprintf(f, " -no_mem");
     if (o->remove_empty_events)
         fprintf(f, " -remove_empty_events");
     fprintf(f, "\n");

@@ -110,7 +110,7 @@ test_cli_errors() {
     expect_cli_error negative "nanobench: option -loop_count: -1 is out of range" -asm nop -loop_count -1 &&
     expect_cli_error not_a_number "nanobench: option -n_measurements: 'ten' is not a whole number" \
         -asm nop -n_measurements ten &&
-    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max)" -asm nop -m &&
+    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
@@ -234,6 +234,17 @@ warning: configs/benchmark.msr line 5: 'msr_0x10' needs a name (event skipped)" 
     grep -qx 'TSC_AUX: 0.00' <<<"$out" || { echo "no TSC_AUX: $out"; return 1; }
 }
 
+# The magic pause/resume bytes without -no_mem: an error, and the code is not run.
+test_magic_bytes_need_no_mem() {
+    local err rc
+    err=$($NB -asm "nop; dq 0xF0B513B1C2813F04; nop; dq 0xE0B513B1C2813F04" -icount 4 \
+        -results "$TMP/magic" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    grep -qxF "error: the code contains nanoBench's pause/resume magic bytes (0xF0B513B1C2813F04 / 0xE0B513B1C2813F04), which need -no_mem; the code was not run" <<<"$err" ||
+        { echo "missing error line in: $err"; return 1; }
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -245,6 +256,7 @@ run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test msr_config test_msr_config
+run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
