@@ -17,6 +17,7 @@
 #include "efi_file.h"
 #include "efi_finish.h"
 #include "efi_memory.h"
+#include "efi_mp.h"
 #include "efi_serial.h"
 #include "nb_main.h"
 
@@ -46,6 +47,9 @@ static const struct nb_platform efi_platform = {
     .write_msr = efi_write_msr,
     .read_tsc = efi_read_tsc,
     .stall_us = efi_stall_us,
+    .cpu_count = efi_cpu_count,
+    .current_cpu = efi_current_cpu,
+    .run_on_cpu = efi_run_on_cpu,
     .finish = efi_finish,
 };
 
@@ -61,6 +65,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
 
     efi_console_init(efi_serial_init());
     efi_memory_init();
+    efi_mp_init();
     status = efi_file_init(image);
     if (EFI_ERROR(status))
         efi_log_status("cannot open the boot volume", status);

@@ -4,6 +4,7 @@
 #include "bench_counters.h"
 #include "bench_codegen.h"
 #include "bench_stats.h"
+#include "cpu_platform.h"
 #include "nb_main.h"
 #include "nb_text.h"
 #include "pmu_arch_events.h"
@@ -14,10 +15,21 @@
 #define PROBE_ITERATIONS 1000u
 #define PROBE_CODE_SIZE 4096u
 
-/* The probe's known loop: mov ecx, N; l: dec ecx; jnz l; ret = 2N + 2 instructions. */
+struct probe_run {
+    const struct nb_platform *p;
+    void *code;
+};
+
+static void call_code(void *code)
+{
+    ((void (*)(void))code)();
+}
+
+/* The probe's known loop (mov ecx, N; l: dec ecx; jnz l; ret), on the PMU's processor. */
 static void run_probe_loop(void *arg)
 {
-    ((void (*)(void))arg)();
+    struct probe_run *run = arg;
+    nb_run_on_cpu(run->p, nb_current_cpu(run->p), call_code, run->code);
 }
 
 static bool probe(struct counter_env *env)
@@ -36,7 +48,8 @@ static bool probe(struct counter_env *env)
     x86_jnz_rel32(&e, loop);
     x86_ret(&e);
     /* The bounds allow for the call, the MSR writes around it and SMM noise. */
-    struct pmu_probe_loop probe_loop = { run_probe_loop, code, 2 * PROBE_ITERATIONS,
+    struct probe_run run = { p, code };
+    struct pmu_probe_loop probe_loop = { run_probe_loop, &run, 2 * PROBE_ITERATIONS,
                                          100 * PROBE_ITERATIONS };
     bool ok = pmu_probe(p, &env->desc, &probe_loop, env->why, sizeof(env->why));
     p->free_mem(p->ctx, code, PROBE_CODE_SIZE);
@@ -91,8 +104,19 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 
 void counters_finish(struct counter_env *env)
 {
+    const struct nb_platform *p = env->p;
     if (env->usable)
         pmu_session_end(&env->session);
+    if (env->events)
+        p->free_mem(p->ctx, env->events, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+    if (env->groups)
+        p->free_mem(p->ctx, env->groups, sizeof(struct pmu_group) * PMU_MAX_EVENTS);
+    if (env->msr_events)
+        p->free_mem(p->ctx, env->msr_events, sizeof(struct msr_event) * MSR_EVENT_MAX);
+    env->events = NULL;
+    env->groups = NULL;
+    env->msr_events = NULL;
+    env->usable = false;
 }
 
 struct config_errors {

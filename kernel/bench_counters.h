@@ -26,7 +26,7 @@
 #define CONFIG_MAP_PATH "nanobench/configs/cpu_map.txt"
 
 struct counter_env {
-    const struct nb_platform *p;
+    const struct nb_platform *p; /* a cpu_platform for -cpu N: all MSR traffic runs there */
     bool usable;
     char why[200];
     struct pmu_desc desc;

@@ -50,6 +50,7 @@ static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (vo
 static void set_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->config_path = t; }
 static void set_msr_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->msr_config_path = t; }
 static void set_no_mem(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_mem = true; }
+static void set_cpu(struct bench_options *o, int64_t n, const char *t) { (void)t; o->cpu = n; }
 static void set_fixed(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->fixed_counters = true; }
 static void set_remove_empty(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->remove_empty_events = true; }
 static void set_plan(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->plan = true; }
@@ -87,6 +88,7 @@ static const struct option_def OPTIONS[] = {
     { "msr_config", VALUE_STRING, BOTH, 0, 0, set_msr_config },
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
     { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
+    { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
@@ -118,6 +120,7 @@ void bench_options_init(struct bench_options *o)
     o->aggregate = AGG_AVG;
     o->finish = NB_FINISH_SHUTDOWN;
     o->icount = -1;
+    o->cpu = -1;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)

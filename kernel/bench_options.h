@@ -50,6 +50,7 @@ enum option_scope {
 #define OPT_MEASUREMENTS_MAX 1000000LL
 #define OPT_ALIGNMENT_OFFSET_MAX 4095LL
 #define OPT_ICOUNT_MAX 10LL
+#define OPT_CPU_MAX 4095LL
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -73,6 +74,7 @@ struct bench_options {
     bool fixed_counters;
     bool remove_empty_events;
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
+    int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
 
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;

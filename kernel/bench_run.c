@@ -4,6 +4,7 @@
 #include "bench_run.h"
 #include "bench_codegen.h"
 #include "bench_stats.h"
+#include "cpu_platform.h"
 #include "nb_text.h"
 
 typedef void (*generated_fn)(void);
@@ -11,6 +12,7 @@ typedef void (*generated_fn)(void);
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
     c->p = p; /* first: bench_context_free needs it when an allocation fails */
+    c->cpu = nb_current_cpu(p);
     for (int a = 0; a < AREA_COUNT; a++)
         c->areas[a] = NULL;
     for (int a = 0; a < AREA_COUNT; a++) {
@@ -75,20 +77,36 @@ static void dump_measurements(struct bench_context *c, const char *which, int64_
     }
 }
 
+/* One batch of runs, executed on the benchmark's processor. */
+struct run_batch {
+    generated_fn fn;
+    struct codegen_data *data;
+    size_t n_reads;
+    int64_t warm_up, n;
+    int64_t *const *values; /* NULL: runs whose readings are not kept */
+};
+
 /*
  * The hot loop: call the generated code, keep m2 - m1. Warm-up runs execute
  * the same instructions and are simply not kept.
  */
-static void run_measurements(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                             int64_t warm_up, int64_t n, int64_t *const *values)
+static void run_batch_here(void *arg)
 {
-    for (int64_t i = -warm_up; i < n; i++) {
-        fn();
-        if (i < 0)
+    const struct run_batch *b = arg;
+    for (int64_t i = -b->warm_up; i < b->n; i++) {
+        b->fn();
+        if (i < 0 || !b->values)
             continue;
-        for (size_t k = 0; k < c->n_reads; k++)
-            values[k][i] = (int64_t)(data->m2[k] - data->m1[k]);
+        for (size_t k = 0; k < b->n_reads; k++)
+            b->values[k][i] = (int64_t)(b->data->m2[k] - b->data->m1[k]);
     }
+}
+
+static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
+                     int64_t warm_up, int64_t n, int64_t *const *values)
+{
+    struct run_batch b = { fn, data, c->n_reads, warm_up, n, values };
+    return nb_run_on_cpu(c->p, c->cpu, run_batch_here, &b);
 }
 
 static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
@@ -164,7 +182,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                           buf_size);
             goto out;
         }
-        once();
+        run_batch(c, once, data, 0, 1, NULL);
     }
 
     params.copies = o->unroll_count;
@@ -174,8 +192,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        for (int64_t i = 0; i < o->initial_warm_up_count; i++)
-            warm();
+        run_batch(c, warm, data, 0, o->initial_warm_up_count, NULL);
     }
 
     int64_t copies[2] = { base_copies, main_copies };
@@ -187,7 +204,11 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        run_measurements(c, fn, data, o->warm_up_count, n, values[run]);
+        if (run_batch(c, fn, data, o->warm_up_count, n, values[run]) != NB_OK) {
+            status = fail(error, error_cap, NB_EINVAL, "processor %llu cannot run the code",
+                          c->cpu);
+            goto out;
+        }
         if (o->verbose)
             dump_measurements(c, run == 0 ? "base" : "main", copies[run], values[run], n);
     }

@@ -28,6 +28,7 @@ struct bench_context {
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
     bool mask_interrupts;   /* false only for host tests in user mode */
+    unsigned cpu;           /* processor that runs the generated code (nb_run_on_cpu) */
 };
 
 struct bench_code {

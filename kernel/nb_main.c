@@ -10,6 +10,7 @@
 #include "bench_counters.h"
 #include "bench_options.h"
 #include "bench_run.h"
+#include "cpu_platform.h"
 #include "machine.h"
 #include "nb_arena.h"
 #include "nb_report.h"
@@ -99,6 +100,42 @@ static bool load_code(struct run_state *s, const struct suite_entry *e,
     return true;
 }
 
+/*
+ * -cpu N: the benchmark runs on processor N, and so does everything that is
+ * per processor (CPUID, the PMU's detection, probe and programming).
+ */
+static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
+                           const struct bench_options *o, const struct bench_code *code)
+{
+    unsigned n_cpus = nb_cpu_count(s->p);
+    if (o->cpu >= (int64_t)n_cpus) {
+        report_error(&s->report, "suite line %u: option -cpu: processor %lld does not exist "
+                                 "(this machine has %u enabled processor%s, 0..%u)",
+                     e->line, (long long)o->cpu, n_cpus, n_cpus == 1 ? "" : "s", n_cpus - 1);
+        return;
+    }
+    static struct cpu_platform cp;
+    static struct counter_env env;
+    cpu_platform_init(&cp, s->p, (unsigned)o->cpu);
+    struct machine_info m;
+    machine_identify(&cp.p, &m);
+    uint32_t regs[4];
+    cp.p.cpuid(cp.p.ctx, 1, 0, regs);
+    /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
+    report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
+                regs[1] >> 24, n_cpus);
+    bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
+    struct counter_env *counters = here ? &s->counters : &env;
+    if (!here)
+        counters_init(&env, &cp.p, &m, &s->report);
+    unsigned saved_cpu = s->bench.cpu;
+    s->bench.cpu = (unsigned)o->cpu;
+    counters_measure(counters, &s->bench, o, code, &s->report);
+    s->bench.cpu = saved_cpu;
+    if (!here)
+        counters_finish(&env);
+}
+
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
 {
     report_begin(&s->report, e->name);
@@ -111,7 +148,10 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         struct bench_code code;
         size_t sizes[PART_COUNT];
         if (load_code(s, e, &o, &code, sizes)) {
-            counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
+            if (o.cpu >= 0)
+                measure_on_cpu(s, e, &o, &code);
+            else
+                counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             free_code(s, &code, sizes);
         }
     }

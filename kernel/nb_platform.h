@@ -78,6 +78,16 @@ struct nb_platform {
     uint64_t (*read_tsc)(void *ctx);
     void (*stall_us)(void *ctx, uint32_t microseconds);
 
+    /*
+     * Processors. cpu_count and current_cpu use the firmware's processor
+     * numbers (0..count-1). run_on_cpu runs fn(arg) on processor `cpu` and
+     * waits for it; fn may only execute instructions (no firmware calls).
+     * Returns NB_EINVAL for a processor that does not exist or is disabled.
+     */
+    unsigned (*cpu_count)(void *ctx);
+    unsigned (*current_cpu)(void *ctx);
+    int (*run_on_cpu)(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
+
     /* What to do when the suite has ended. Does not return on success. */
     void (*finish)(void *ctx, enum nb_finish_action action);
 };

@@ -58,6 +58,7 @@ static const char *const intel_patterns[] = {
     "BR_MISP_RETIRED.CONDITIONAL",
     /* long-latency units and pipeline flushes */
     "ARITH.DIVIDER_ACTIVE",
+    "ARITH.DIV_ACTIVE",
     "CYCLES_DIV_BUSY.ANY",
     "MACHINE_CLEARS.COUNT",
     "MACHINE_CLEARS.ANY",

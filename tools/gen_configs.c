@@ -5,6 +5,7 @@
  *   gen_configs PMU OUT_DIR [--prefix NAME]   OUT_DIR/cfg_NAME_{all,common}.txt
  *   gen_configs all OUT_DIR                   every family below + cpu_map.txt
  *   gen_configs verify FILE...                grammar/width/duplicate self-check
+ *   gen_configs selftest                      encoder/parser checks (no libpfm4 needed)
  *
  * Supporting a new microarchitecture is one line in `families` and `make configs`.
  * Output is deterministic (libpfm4's listing order, no timestamps) so that
@@ -21,6 +22,7 @@
 #include "gen_common.h"
 #include "gen_evtsel.h"
 #include "gen_pfm.h"
+#include "gen_selftest.h"
 #include "gen_verify.h"
 
 #define GEN_TOOL "build/host/gen_configs"
@@ -32,6 +34,7 @@ struct family {
     const char *pmus;    /* libpfm4 PMUs to try, '|'-separated: the first one present wins */
     const char *note;    /* header note when a later (proxy) PMU had to be used */
     const char *exclude; /* ','-separated name patterns dropped from a proxy PMU */
+    const char *exclude_why; /* why they are dropped (shown in the _all file) */
     const char *cpus;    /* "VENDOR FAMILY MODEL,MODEL,..." rows for cpu_map.txt */
     const char *hybrid;  /* E-core prefix sharing these models (hybrid parts) */
     const char *what;    /* cpu_map.txt comment */
@@ -42,34 +45,40 @@ struct family {
  * generation ranges in arch/x86/kernel/cpu/amd.c bsp_init_amd() (AMD).
  */
 static const struct family families[] = {
-    {"Skylake", "skl", NULL, NULL, "intel 6 0x4E,0x5E,0x55,0x8E,0x9E,0xA5,0xA6", NULL,
-     "Skylake client (4E/5E), Skylake-SP/Cascade Lake/Cooper Lake (55), "
-     "Kaby/Coffee/Whiskey Lake (8E/9E), Comet Lake (A5/A6)"},
-    {"IceLake", "icl", NULL, NULL, "intel 6 0x7D,0x7E,0x6A,0x6C", NULL,
+    {"Skylake", "skl", NULL, NULL, NULL, "intel 6 0x4E,0x5E,0x55,0x8E,0x9E,0xA5,0xA6", NULL,
+     "Skylake (4E/5E), Skylake-SP/Cascade Lake (55), Kaby/Coffee Lake (8E/9E),\n"
+     "Comet Lake (A5/A6)"},
+    {"IceLake", "icl", NULL, NULL, NULL, "intel 6 0x7D,0x7E,0x6A,0x6C", NULL,
      "Ice Lake client (7D/7E), Ice Lake-SP (6A), Ice Lake-D (6C)"},
     {"AlderLake-P", "adl_glc|spr",
      "libpfm4 %s has no Alder Lake P-core (Golden Cove) table (adl_glc came after 4.13).\n"
      "These events come from its Sapphire Rapids table (spr): the same Golden Cove core.\n"
      "Server-only events (remote socket, SNC, PMM, local socket) are left out.\n"
      "With a libpfm4 that has adl_glc, `make configs` uses it instead.",
-     "*REMOTE*,*SNC*,*PMM*,*SOCKET*", "intel 6 0x97,0x9A,0xB7,0xBA,0xBF", "AlderLake-E",
-     "Alder Lake (97/9A) and Raptor Lake (B7/BA/BF), hybrid: P-core config, then "
-     "E-core config; CPUID.1AH:EAX[31:24] (0x40 Core, 0x20 Atom) picks per CPU"},
+     "*REMOTE*,*SNC*,*PMM*,*SOCKET*", "server-only (remote socket, SNC or PMM)",
+     "intel 6 0x97,0x9A,0xB7,0xBA,0xBF", "AlderLake-E",
+     "Alder Lake (97/9A), Raptor Lake (B7/BA/BF); hybrid: P-core, then E-core config"},
     {"AlderLake-E", "adl_grt|tmt",
      "libpfm4 %s has no Alder Lake E-core (Gracemont) table (adl_grt came after 4.13).\n"
-     "These events come from its Tremont table (tmt), the Atom core before Gracemont;\n"
-     "each encoding below also appears, with this name, in Intel's Gracemont event list\n"
-     "(perfmon ADL/events/alderlake_gracemont_core.json), which has many more events.\n"
+     "These events come from its Tremont table (tmt), the Atom core before Gracemont,\n"
+     "under libpfm4's Tremont names. Each encoding was checked against Intel's Gracemont\n"
+     "event list (perfmon ADL/events/alderlake_gracemont_core.json, v1.29); the Tremont\n"
+     "events Gracemont lacks or encodes differently are left out. Gracemont has many\n"
+     "more events (e.g. UOPS_ISSUED.ANY 0E.00, TOPDOWN_*) that libpfm4 4.13 cannot give.\n"
      "With a libpfm4 that has adl_grt, `make configs` uses it instead.",
-     NULL, "intel 6 0xBE", NULL, "Alder Lake-N (E-cores only)"},
-    {"SapphireRapids", "spr", NULL, NULL, "intel 6 0x8F", NULL, "Sapphire Rapids"},
-    {"Zen2", "amd64_fam17h_zen2", NULL, NULL, "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0",
+     /* Tremont encodings absent from (or different in) the Gracemont list, v1.29. */
+     "CYCLES_DIV_BUSY.*,MACHINE_CLEARS.ANY,ITLB.FILLS,*.WALK_COMPLETED_*,*_L3_MISS",
+     "not in Intel's Gracemont event list with this encoding", "intel 6 0xBE", NULL,
+     "Alder Lake-N (E-cores only)"},
+    {"SapphireRapids", "spr", NULL, NULL, NULL, "intel 6 0x8F", NULL, "Sapphire Rapids"},
+    {"Zen2", "amd64_fam17h_zen2", NULL, NULL, NULL, "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0",
      NULL, "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90), "
      "Mendocino (A0)"},
-    {"Zen3", "amd64_fam19h_zen3", NULL, NULL, "amd 0x19 0x01,0x08,0x21,0x40,0x44,0x50",
+    {"Zen3", "amd64_fam19h_zen3", NULL, NULL, NULL, "amd 0x19 0x01,0x08,0x21,0x40,0x44,0x50",
      NULL, "Milan (01), Chagall (08), Vermeer (21), Rembrandt (40/44), Cezanne (50)"},
-    {"Zen4", "amd64_fam19h_zen4", NULL, NULL, "amd 0x19 0x11,0x18,0x61,0x74,0x78", NULL,
-     "Genoa (11), Storm Peak (18), Raphael (61), Phoenix (74), Phoenix 2 (78)"},
+    {"Zen4", "amd64_fam19h_zen4", NULL, NULL, NULL, "amd 0x19 0x11,0x18,0x61,0x74,0x78,0xA0",
+     NULL, "Genoa (11), Storm Peak (18), Raphael (61), Phoenix (74), Phoenix 2 (78),\n"
+     "Bergamo/Siena (A0)"},
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -87,7 +96,8 @@ static void usage(void)
             "usage: gen_configs list\n"
             "       gen_configs PMU OUT_DIR [--prefix NAME]\n"
             "       gen_configs all OUT_DIR\n"
-            "       gen_configs verify FILE...\n");
+            "       gen_configs verify FILE...\n"
+            "       gen_configs selftest\n");
 }
 
 static const struct family *family_by_prefix(const char *prefix)
@@ -171,14 +181,18 @@ static void write_header(FILE *f, const struct target *t, bool all, size_t nwrit
         comment_lines(f, note);
     }
     if (all) {
+        size_t skipped = 0;
+        for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
+            skipped += counts[s];
         fprintf(f, "# Every event/umask libpfm4 encodes for a general-purpose counter: "
-                   "%zu written; not written:\n", nwritten);
+                   "%zu written; not written: %s\n", nwritten, skipped ? "" : "none");
         for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
             if (counts[s])
                 fprintf(f, "#   %zu %s\n", counts[s], gen_status_text(s));
-        fprintf(f, "# (listed by name at the end of this file). libpfm4 does not say which\n"
-                   "# events need particular counters or must run alone, so no .CTR or\n"
-                   "# .TakenAlone is written.\n");
+        if (skipped)
+            fprintf(f, "# (each one is listed by name at the end of this file)\n");
+        fprintf(f, "# libpfm4 does not say which events need particular counters or must\n"
+                   "# run alone, so no .CTR or .TakenAlone is written.\n");
     } else {
         fprintf(f, "# Curated subset of cfg_%s_all.txt (name patterns in "
                    "tools/gen_common.c): %zu events.\n", t->prefix, nwritten);
@@ -190,7 +204,14 @@ static void write_tail(FILE *f, const struct gen_entry *e, size_t n)
 {
     fprintf(f, "#\n# Not written:\n");
     for (size_t i = 0; i < n; i++) {
+        bool repeat = false;
+
         if (e[i].status == GEN_KEEP)
+            continue;
+        /* Two umasks can name the same thing once defaults are filled in: say it once. */
+        for (size_t j = 0; j < i && !repeat; j++)
+            repeat = e[j].status != GEN_KEEP && strcmp(e[j].name, e[i].name) == 0;
+        if (repeat || (e[i].status == GEN_ALIAS && !strcmp(e[i].name, e[e[i].alias_of].name)))
             continue;
         if (e[i].status == GEN_ALIAS)
             fprintf(f, "#   %s: alias of %s\n", e[i].name, e[e[i].alias_of].name);
@@ -224,9 +245,12 @@ static int write_config(const char *dir, const struct target *t, bool all,
         if (e[i].status != GEN_KEEP || (!all && !gen_common_wanted(t->pmu.vendor, e[i].name)))
             continue;
         gen_evtsel_format(t->pmu.vendor, &e[i].sel, line, sizeof(line));
+        if (e[i].needs_merge)
+            fprintf(f, "# %s: exact only with AMD's MergeEvent counter pairing (libpfm4)\n",
+                    e[i].name);
         fprintf(f, "%s %s\n", line, e[i].name);
     }
-    if (all)
+    if (all && nw < n)
         write_tail(f, e, n);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         fprintf(stderr, "gen_configs: %s: %s\n", path, strerror(errno));
@@ -253,8 +277,8 @@ static int generate(const struct target *t, const char *dir)
     for (size_t i = 0; i < n; i++)
         if (e[i].status == GEN_KEEP && excluded(t, e[i].name)) {
             e[i].status = GEN_SKIP_EXCLUDED;
-            snprintf(e[i].why, sizeof(e[i].why), "%s-only event of proxy PMU %s",
-                     "server", t->pmu.name);
+            snprintf(e[i].why, sizeof(e[i].why), "%s; proxy PMU %s", t->fam->exclude_why,
+                     t->pmu.name);
         }
     gen_dedupe(e, n);
     for (size_t i = 0; i < n; i++)
@@ -265,6 +289,8 @@ static int generate(const struct target *t, const char *dir)
 
     printf("%-15s %-18s %4zu written, %3zu common; not written:", t->prefix, t->pmu.name,
            nall, ncommon);
+    if (nall == n)
+        printf(" none");
     for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
         if (counts[s])
             printf(" %zu %s;", counts[s], gen_status_text(s));
@@ -326,7 +352,8 @@ static int write_cpu_map(const char *dir)
             remove(tmp);
             return -1;
         }
-        fprintf(f, "\n# %s: %s\n", fam->prefix, fam->what);
+        fprintf(f, "\n# %s:\n", fam->prefix);
+        comment_lines(f, fam->what);
         for (char *save = NULL, *m = strtok_r(models, ",", &save); m;
              m = strtok_r(NULL, ",", &save))
             fprintf(f, "%s %s %s %s%s%s\n", vendor, famnum, m, fam->prefix,
@@ -412,6 +439,8 @@ int main(int argc, char **argv)
         }
         return cmd_verify(argc - 2, argv + 2);
     }
+    if (argc == 2 && strcmp(argv[1], "selftest") == 0)
+        return gen_selftest();
     if (argc < 2) {
         usage();
         return 2;

@@ -309,6 +309,8 @@ static void encode_one(const struct gen_pmu *pmu, const pfm_event_info_t *ev,
     snprintf(out->name, sizeof(out->name), "%s", "");
     append_name(out->name, sizeof(out->name), ev->name);
     out->rank = um ? RANK_NAMED : RANK_BARE;
+    /* PPR: events that can count more than 15 per cycle need two paired counters. */
+    out->needs_merge = pmu->vendor == GEN_VENDOR_AMD && ev->desc && strstr(ev->desc, "MergeEvent");
     /* An umask "equiv" without modifiers is a plain second name for another umask. */
     if (ev->equiv || (um && um->equiv && !strpbrk(um->equiv, ":=")))
         out->rank = RANK_ALIAS;

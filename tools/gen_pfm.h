@@ -7,6 +7,7 @@
 #ifndef GEN_PFM_H
 #define GEN_PFM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,6 +30,7 @@ struct gen_entry {
     enum gen_status status;
     int rank;     /* lower wins when two entries program the same thing */
     int alias_of; /* GEN_ALIAS: index of the kept entry */
+    bool needs_merge; /* AMD: libpfm4 says exact counts need the MergeEvent pairing */
     char why[160];
 };
 

@@ -328,6 +328,11 @@ static int write_env(struct compile *c)
     env_line(f, "NB_ICOUNT", icount);
     env_line(f, "NB_FINISH", finish_action_name(c->finish));
     fprintf(f, "NB_BENCHMARKS=%zu\n", c->n);
+    /* QEMU gets enough processors for the highest -cpu (one otherwise, to keep -icount exact). */
+    long long max_cpu = -1;
+    for (size_t i = 0; i < c->n; i++)
+        max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
+    fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
     free(path);
     return fclose(f);
 }

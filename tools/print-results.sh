@@ -13,7 +13,8 @@ mode=$2
 
 awk -v mode="$mode" '
     /^nanoBench-EFI done:/ { done = 1; inside = 0; next }
-    /^pmu: none usable:/ { print "nanobench: " $0 > "/dev/stderr"; next }
+    /^pmu: none usable:/ { if (!(seen[$0]++)) print "nanobench: " $0 > "/dev/stderr"; next }
+    /^(pmu|processor): / { if (inside) print > "/dev/stderr"; next }
     /^\[[A-Za-z0-9_.-]+\]$/ { inside = 1; if (mode == "suite") print; next }
     inside {
         if ($0 ~ /^error: /) { errors++; print > "/dev/stderr" }

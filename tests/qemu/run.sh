@@ -148,6 +148,7 @@ test_target_errors_and_run_numbers() {
     rm -rf "$stage/cli.env" "$stage/work"
     cat >> "$stage/nanobench/suite.nb" <<'SUITE'
 bad_option: -code code/benchmark-main.bin -unroll_count 0
+no_such_cpu: -code code/benchmark-main.bin -cpu 7
 host_only: -asm "nop"
 missing: -code code/missing.bin
 no_colon here
@@ -164,16 +165,18 @@ SUITE
 RDTSC: 16.00
 [bad_option]
 error: suite line 4: option -unroll_count: 0 is out of range (1..2147483647)
+[no_such_cpu]
+error: suite line 5: option -cpu: processor 7 does not exist (this machine has 1 enabled processor, 0..0)
 [host_only]
-error: suite line 5: option -asm is only understood by the host tool (tools/nanobench); on the image use the -code variant with a binary file
+error: suite line 6: option -asm is only understood by the host tool (tools/nanobench); on the image use the -code variant with a binary file
 [missing]
-error: suite line 6: option -code: cannot read nanobench/code/missing.bin (no such file on the image)
+error: suite line 7: option -code: cannot read nanobench/code/missing.bin (no such file on the image)
 [no_colon]
-error: suite line 7: expected 'name: options' (a benchmark name followed by a colon)
+error: suite line 8: expected 'name: options' (a benchmark name followed by a colon)
 [after]
 RDTSC: 16.00
-nanoBench-EFI done: 6 benchmarks, 4 errors, finish: shutdown" "$body" || return 1
-    expect_eq "csv error row" 'missing,error,suite line 6: option -code: cannot read nanobench/code/missing.bin (no such file on the image)' \
+nanoBench-EFI done: 7 benchmarks, 5 errors, finish: shutdown" "$body" || return 1
+    expect_eq "csv error row" 'missing,error,suite line 7: option -code: cannot read nanobench/code/missing.bin (no such file on the image)' \
         "$(grep '^missing,' "$TMP/target/run-0001.csv")" || return 1
     [[ -f $TMP/target/run-0002.txt ]] || { echo "second boot did not write run-0002.txt"; return 1; }
     expect_eq "run-0001 untouched by boot 2" "$body" "$(sed -n '/^\[benchmark\]/,$p' "$TMP/target/run-0001.txt")" || return 1
@@ -245,6 +248,15 @@ test_magic_bytes_need_no_mem() {
         { echo "missing error line in: $err"; return 1; }
 }
 
+# -cpu 1: the CLI boots two processors; the benchmark and its CPUID run on
+# processor 1 (APIC ID 1), and the result is still exact.
+test_cpu_option() {
+    local out
+    out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -cpu 1 -icount 4 -results "$TMP/cpu" 2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 32.00" "$out" || return 1
+    expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -257,6 +269,7 @@ run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
+run_test cpu_option test_cpu_option
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

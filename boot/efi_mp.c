@@ -1,0 +1,85 @@
+/*
+ * efi_mp.c — other processors via EFI_MP_SERVICES_PROTOCOL (see efi_mp.h).
+ */
+#include "efi_mp.h"
+
+#include <efilib.h>
+
+#include "efi_console.h"
+
+/* PI 1.7 vol. 2, 13.4: EFI_MP_SERVICES_PROTOCOL_GUID. */
+static EFI_GUID mp_services_guid = { 0x3fdda605, 0xa76e, 0x4f46,
+                                     { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } };
+
+typedef struct mp_services mp_services;
+typedef VOID(EFIAPI *mp_procedure)(VOID *argument);
+
+/* Member order is the specification's; only the members used here are typed. */
+struct mp_services {
+    EFI_STATUS(EFIAPI *GetNumberOfProcessors)(mp_services *This, UINTN *total, UINTN *enabled);
+    VOID *GetProcessorInfo;
+    VOID *StartupAllAPs;
+    EFI_STATUS(EFIAPI *StartupThisAP)(mp_services *This, mp_procedure procedure, UINTN processor,
+                                      EFI_EVENT wait_event, UINTN timeout_us, VOID *argument,
+                                      BOOLEAN *finished);
+    VOID *SwitchBSP;
+    VOID *EnableDisableAP;
+    EFI_STATUS(EFIAPI *WhoAmI)(mp_services *This, UINTN *processor);
+};
+
+static mp_services *mp;
+
+void efi_mp_init(void)
+{
+    VOID *interface = NULL;
+    if (!EFI_ERROR(BS->LocateProtocol(&mp_services_guid, NULL, &interface)))
+        mp = interface;
+}
+
+unsigned efi_cpu_count(void *ctx)
+{
+    (void)ctx;
+    UINTN total = 1, enabled = 1;
+    if (!mp || EFI_ERROR(mp->GetNumberOfProcessors(mp, &total, &enabled)))
+        return 1;
+    return (unsigned)enabled;
+}
+
+unsigned efi_current_cpu(void *ctx)
+{
+    (void)ctx;
+    UINTN self = 0;
+    if (!mp || EFI_ERROR(mp->WhoAmI(mp, &self)))
+        return 0;
+    return (unsigned)self;
+}
+
+struct ap_call {
+    void (*fn)(void *arg);
+    void *arg;
+};
+
+/* The firmware calls APs with the UEFI (ms_abi) convention; the engine uses System V. */
+static VOID EFIAPI ap_entry(VOID *argument)
+{
+    struct ap_call *call = argument;
+    call->fn(call->arg);
+}
+
+int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+{
+    if (cpu == efi_current_cpu(ctx)) {
+        fn(arg);
+        return NB_OK;
+    }
+    if (!mp || cpu >= efi_cpu_count(ctx))
+        return NB_EINVAL;
+    struct ap_call call = { fn, arg };
+    /* Blocking mode (no wait event, no timeout): returns when the AP is done. */
+    EFI_STATUS status = mp->StartupThisAP(mp, ap_entry, cpu, NULL, 0, &call, NULL);
+    if (EFI_ERROR(status)) {
+        efi_log_status("MP services StartupThisAP", status);
+        return NB_EINVAL;
+    }
+    return NB_OK;
+}

@@ -1,0 +1,54 @@
+# tools/gen_configs.mk — performance-counter configs from libpfm4 (include from the
+# top-level Makefile).
+#
+#   make configs            build build/host/gen_configs, regenerate every family of the
+#                           table in tools/gen_configs.c into configs/ (cfg_<NAME>_all.txt,
+#                           cfg_<NAME>_common.txt) plus configs/cpu_map.txt, and verify them
+#   make gen-configs-check  self-test the generator, regenerate into a temporary directory,
+#                           verify, and fail on any difference from the committed configs/
+#
+# Needs Debian's libpfm4-dev; installed here when missing (as root, like tools/install-deps.sh).
+
+GEN_CONFIGS := build/host/gen_configs
+GEN_CONFIGS_CC ?= gcc
+GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools
+GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
+                    tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c
+GEN_CONFIGS_DIR := configs
+GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
+
+.PHONY: configs gen-configs-check gen-configs-deps
+
+gen-configs-deps:
+	@test -f $(GEN_CONFIGS_PFMLIB_H) || { \
+	  echo "gen_configs: installing libpfm4-dev"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpfm4-dev; }
+
+$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) | gen-configs-deps
+	@mkdir -p $(@D)
+	$(GEN_CONFIGS_CC) $(GEN_CONFIGS_CFLAGS) -o $@ $(GEN_CONFIGS_SRCS) -lpfm
+
+configs: $(GEN_CONFIGS)
+	$(GEN_CONFIGS) all $(GEN_CONFIGS_DIR)
+	@$(GEN_CONFIGS) verify $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/cpu_map.txt >/dev/null
+
+# One shell: the temporary directory lives until the trap removes it.
+gen-configs-check: $(GEN_CONFIGS)
+	$(GEN_CONFIGS) selftest
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GEN_CONFIGS) all "$$tmp" >/dev/null && \
+	$(GEN_CONFIGS) verify "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt >/dev/null && \
+	status=0 && \
+	for f in "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt; do \
+	  diff -u "$(GEN_CONFIGS_DIR)/$${f##*/}" "$$f" || status=1; \
+	done && \
+	for f in $(GEN_CONFIGS_DIR)/cfg_*.txt; do \
+	  test -e "$$tmp/$${f##*/}" || { echo "gen-configs-check: $$f is no longer generated"; status=1; }; \
+	done && \
+	if [ $$status -ne 0 ]; then \
+	  echo "gen-configs-check: $(GEN_CONFIGS_DIR)/ differs from the generator output" \
+	       "($$($(GEN_CONFIGS) list | head -n 1 | cut -d' ' -f2-3)); run 'make configs'"; \
+	  exit 1; \
+	fi && \
+	$(GEN_CONFIGS) verify $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/cpu_map.txt >/dev/null && \
+	echo "gen-configs-check: $(GEN_CONFIGS_DIR)/ matches the generator"
