@@ -144,8 +144,9 @@ static int config_vendor(const char *dir, const char *prefix, const char *set,
     int ret = -1;
     FILE *f;
 
-    snprintf(path, sizeof(path), "%s/cfg_%s_%s.txt", dir, prefix, set);
-    if (!(f = fopen(path, "r")))
+    if ((size_t)snprintf(path, sizeof(path), "%s/cfg_%s_%s.txt", dir, prefix, set) >=
+            sizeof(path) ||
+        !(f = fopen(path, "r")))
         return -1;
     while (getline(&line, &cap, f) >= 0) {
         chomp(line);

@@ -257,6 +257,60 @@ test_cpu_option() {
     expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
 }
 
+# -plan: groups and MSR writes for a described CPU, without booting. Values
+# follow the SDM (IA32_PERFEVTSELx: event | umask<<8 | USR | OS | EN | INV<<23 |
+# CMASK<<24) and the APM (PERF_CTL: event[11:8] at bits 35:32).
+test_plan() {
+    printf '0E.01.CMSK=1.INV STALLS\nC0.00 INST\nB7.01.MSR_RSP0=0x10001 OFFCORE_A\nBB.01.MSR_RSP0=0x10002 OFFCORE_B\n' > "$TMP/plan.cfg"
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan.cfg") || return 1
+    expect_eq "intel plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan.cfg
+group 1: STALLS INST
+wrmsr 0x38f 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x1c3010e
+wrmsr 0x187 0x0
+wrmsr 0xc2 0x0
+wrmsr 0x187 0x4300c0
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x3
+group 2: OFFCORE_A
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x1a6 0x10001
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4301b7
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1
+group 3: OFFCORE_B
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x1a6 0x10002
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4301bb
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1" "$out" || return 1
+    printf '1CF.04 ROLLOVER\n' > "$TMP/amd.cfg"
+    out=$($NB -plan -plan_cpu amd:0x19:0x61:1 -config "$TMP/amd.cfg") || return 1
+    expect_eq "amd plan" "# plan for amd:0x19:0x61:1: amd, config $TMP/amd.cfg
+group 1: ROLLOVER
+wrmsr 0xc0000301 0x0
+wrmsr 0xc0010200 0x0
+wrmsr 0xc0010201 0x0
+wrmsr 0xc0010200 0x1004304cf
+wrmsr 0xc0000301 0x1" "$out" || return 1
+    # Without -config: the config the image would pick for that model.
+    $NB -plan -plan_cpu intel:6:0x55:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
+        { echo "no Skylake default config"; return 1; }
+    local rc
+    $NB -plan -plan_cpu via:6:1:4 >/dev/null 2>&1
+    rc=$?
+    expect_eq "bad -plan_cpu status" 2 "$rc"
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -270,6 +324,7 @@ run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
+run_test plan test_plan
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
