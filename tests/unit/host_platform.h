@@ -1,0 +1,132 @@
+/*
+ * host_platform.h — a fake `struct nb_platform` for host unit tests.
+ *
+ * Everything the engine reaches through the seam is observable and
+ * scriptable here: files live in memory (with switches for a read-only or
+ * full medium), text output collects in a buffer, CPUID answers come from a
+ * table, MSRs from a map that records every write, the clock is a fake
+ * counter advanced by stall_us, and memory comes from mmap (executable where
+ * the engine asks for it), so generated code really runs.
+ */
+#ifndef HOST_PLATFORM_H
+#define HOST_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nb_platform.h"
+
+#define HOST_MAX_CPUID 64
+#define HOST_MAX_MSRS 64
+#define HOST_MAX_MSR_WRITES 256
+#define HOST_MAX_ALLOCS 256
+
+struct host_file {
+    char *path;
+    bool is_dir;
+    uint8_t *data; /* always followed by a NUL, so text files read as strings */
+    size_t size, cap;
+};
+
+struct host_msr_write {
+    uint32_t msr;
+    uint64_t value;
+};
+
+struct host_platform {
+    struct nb_platform p; /* p.ctx points back to this struct */
+
+    /* Files. */
+    struct host_file **files;
+    size_t n_files, cap_files;
+    bool read_only;           /* creating, writing and making folders fail with NB_EIO */
+    size_t free_bytes;        /* bytes writes may still add; SIZE_MAX: unlimited */
+    const char *fail_path;    /* create/write/flush of paths containing this fail with NB_EIO */
+    const char *fail_flush_path; /* flushes of paths containing this fail with NB_EIO... */
+    int flushes_before_failure;  /* ...after this many succeeded */
+    int open_files;           /* created and not yet closed */
+    int live_file_data;       /* read_file buffers not yet freed */
+
+    /* Text output. */
+    char *text;
+    size_t text_len, text_cap;
+
+    /* CPUID table: unknown leaves answer zeros. */
+    struct {
+        uint32_t leaf, subleaf, regs[4];
+    } cpuid[HOST_MAX_CPUID];
+    size_t n_cpuid;
+    /* Called after every CPUID (e.g. to model what CPUID(1) does to IA32_BIOS_SIGN_ID). */
+    void (*on_cpuid)(struct host_platform *h, uint32_t leaf, uint32_t subleaf);
+
+    /* MSRs: unknown ones read 0; writes are stored and recorded in order. */
+    struct {
+        uint32_t msr;
+        uint64_t value;
+    } msrs[HOST_MAX_MSRS];
+    size_t n_msrs;
+    uint32_t faulting[HOST_MAX_MSRS];
+    size_t n_faulting;
+    struct host_msr_write writes[HOST_MAX_MSR_WRITES];
+    size_t n_writes;
+    /* Called after every successful MSR write (e.g. to model IA32_BIOS_SIGN_ID). */
+    void (*on_msr_write)(struct host_platform *h, uint32_t msr, uint64_t value);
+
+    /* Clock: the fake TSC advances by tsc_per_us for every microsecond stalled. */
+    bool real_tsc;            /* read_tsc executes RDTSC instead */
+    uint64_t tsc;
+    uint64_t tsc_per_us;
+    uint64_t clock_us;        /* total microseconds stalled */
+
+    /* Memory. */
+    struct {
+        void *p;
+        size_t size;
+    } allocs[HOST_MAX_ALLOCS];
+    size_t n_allocs;
+    long alloc_budget;        /* successful allocations left; -1: unlimited */
+    int bad_frees;            /* free_mem of an unknown pointer or with the wrong size */
+
+    /* finish(). */
+    int finish_calls;
+    enum nb_finish_action finish_action;
+};
+
+void host_platform_init(struct host_platform *h);
+void host_platform_free(struct host_platform *h);
+
+/* Files: adding a file creates its parent folders. */
+void host_fs_add_file(struct host_platform *h, const char *path, const void *data, size_t size);
+void host_fs_add_text(struct host_platform *h, const char *path, const char *text);
+void host_fs_add_dir(struct host_platform *h, const char *path);
+struct host_file *host_fs_find(struct host_platform *h, const char *path);
+/* Contents of a file as a NUL-terminated string, or NULL when it does not exist. */
+const char *host_fs_text(struct host_platform *h, const char *path);
+/* Paths of the files and folders directly inside `dir` (sorted); returns the count. */
+size_t host_fs_list(struct host_platform *h, const char *dir, const char **paths, size_t max);
+
+/* Text written through write_text so far. */
+const char *host_text(const struct host_platform *h);
+void host_text_reset(struct host_platform *h);
+
+void host_cpuid_set(struct host_platform *h, uint32_t leaf, uint32_t subleaf, uint32_t eax,
+                    uint32_t ebx, uint32_t ecx, uint32_t edx);
+/* Sets leaves 0 and 80000002..4 from strings (vendor 12 chars, brand up to 48). */
+void host_cpuid_set_vendor(struct host_platform *h, const char *vendor, uint32_t max_leaf);
+void host_cpuid_set_brand(struct host_platform *h, const char *brand);
+
+void host_msr_set(struct host_platform *h, uint32_t msr, uint64_t value);
+uint64_t host_msr_get(const struct host_platform *h, uint32_t msr);
+/* Accesses to this MSR fault (NB_EFAULT), as a #GP would on hardware. */
+void host_msr_fault(struct host_platform *h, uint32_t msr);
+
+/*
+ * User mode cannot mask interrupts: CLI raises #GP (SIGSEGV). The engine's
+ * nb_run_image always asks for masked interrupts, so host tests that run it
+ * install a handler that steps over a faulting CLI (0xFA) and passes any
+ * other fault on to the previous handler.
+ */
+void host_cli_trap_install(void);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * test_cpu_platform.c — -cpu N: CPUID, MSR and TSC calls of a cpu_platform
+ * run on processor N (through run_on_cpu); firmware services (files, memory,
+ * text) stay with the boot processor's platform.
+ */
+#include "cpu_platform.h"
+#include "host_platform.h"
+#include "nb_test.h"
+
+#include <string.h>
+
+/* A fake two-processor machine: records which processor each call ran on. */
+static unsigned ran_on[16];
+static size_t n_ran;
+static unsigned current;
+
+static unsigned two_cpus(void *ctx)
+{
+    (void)ctx;
+    return 2;
+}
+
+static unsigned now(void *ctx)
+{
+    (void)ctx;
+    return current;
+}
+
+static int fake_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+{
+    (void)ctx;
+    if (cpu >= 2)
+        return NB_EINVAL;
+    if (n_ran < 16)
+        ran_on[n_ran++] = cpu;
+    unsigned saved = current;
+    current = cpu;
+    fn(arg);
+    current = saved;
+    return NB_OK;
+}
+
+NB_TEST(cpu_platform_forwards_processor_calls)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    h.p.cpu_count = two_cpus;
+    h.p.current_cpu = now;
+    h.p.run_on_cpu = fake_run_on_cpu;
+    n_ran = 0;
+    current = 0;
+    host_msr_set(&h, 0x186, 0x4300c0);
+    host_cpuid_set(&h, 1, 0, 0x906ea, 0x01000800, 0, 0);
+
+    struct cpu_platform cp;
+    cpu_platform_init(&cp, &h.p, 1);
+    uint64_t value = 0;
+    CHECK_EQ_INT(cp.p.read_msr(cp.p.ctx, 0x186, &value), NB_OK);
+    CHECK_EQ_U64(value, 0x4300c0);
+    CHECK_EQ_INT(cp.p.write_msr(cp.p.ctx, 0x187, 7), NB_OK);
+    CHECK_EQ_U64(host_msr_get(&h, 0x187), 7);
+    uint32_t regs[4];
+    cp.p.cpuid(cp.p.ctx, 1, 0, regs);
+    CHECK_EQ_U64(regs[1], 0x01000800);
+    REQUIRE(n_ran == 3);
+    CHECK(ran_on[0] == 1 && ran_on[1] == 1 && ran_on[2] == 1);
+
+    /* Firmware services are not forwarded. */
+    n_ran = 0;
+    void *m = cp.p.alloc_data(cp.p.ctx, 4096);
+    CHECK(m != NULL);
+    cp.p.free_mem(cp.p.ctx, m, 4096);
+    cp.p.write_text(cp.p.ctx, "x", 1);
+    CHECK_EQ_INT(n_ran, 0);
+    CHECK_EQ_STR(host_text(&h), "x");
+    CHECK_EQ_INT(cp.p.current_cpu(cp.p.ctx), 1);
+    CHECK_EQ_INT(cp.p.cpu_count(cp.p.ctx), 2);
+
+    /* A processor that does not exist: the call fails instead of running here. */
+    struct cpu_platform missing;
+    cpu_platform_init(&missing, &h.p, 5);
+    CHECK_EQ_INT(missing.p.read_msr(missing.p.ctx, 0x186, &value), NB_EINVAL);
+    CHECK_EQ_U64(value, 0);
+    host_platform_free(&h);
+}
+
+NB_TEST(cpu_helpers_without_mp_support)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    h.p.cpu_count = NULL;
+    h.p.current_cpu = NULL;
+    h.p.run_on_cpu = NULL;
+    CHECK_EQ_INT(nb_cpu_count(&h.p), 1);
+    CHECK_EQ_INT(nb_current_cpu(&h.p), 0);
+    n_ran = 0;
+    CHECK_EQ_INT(nb_run_on_cpu(&h.p, 1, (void (*)(void *))0, NULL), NB_EINVAL);
+    host_platform_free(&h);
+}
