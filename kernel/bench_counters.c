@@ -316,9 +316,13 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         for (unsigned k = 0; group && k < group->n; k++)
             event_values[group->event_index[k]] = result.values[skip + k];
     }
+    /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
     size_t n_fixed = first.n - (n_events ? env->groups[0].n : 0);
-    for (size_t k = 0; k < n_fixed; k++)
+    for (size_t k = 0; k < n_fixed; k++) {
+        if (k > 0 && o->remove_empty_events && first.values[k] == 0)
+            continue;
         print_value(r, first.names[k], first.values[k], o);
+    }
     for (long i = 0; i < n_events; i++) {
         if (o->remove_empty_events && event_values[i] == 0)
             continue;

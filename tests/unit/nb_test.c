@@ -168,7 +168,8 @@ static bool run_forked(const struct test *t)
         return run_here(t);
     }
     if (pid == 0) {
-        alarm(TEST_TIMEOUT_S);
+        const char *timeout = getenv("NB_TEST_TIMEOUT");
+        alarm(timeout ? (unsigned)atoi(timeout) : TEST_TIMEOUT_S);
         _exit(run_here(t) ? 0 : 1);
     }
     int status;

@@ -6,7 +6,8 @@
  * Tests register themselves before main() (a constructor per test). The
  * runner (nb_test.c) runs each test in a forked child so that a crash or a
  * sanitizer abort fails that one test and the rest still run; set
- * NB_TEST_NOFORK=1 to run in-process (for gdb). `unit_tests WORD` runs only
+ * NB_TEST_NOFORK=1 to run in-process (for gdb); a forked test that runs longer
+ * than NB_TEST_TIMEOUT seconds (default 120) is killed. `unit_tests WORD` runs only
  * the tests whose name contains WORD. CHECK_* failures are not fatal: the test
  * goes on and reports every mismatch. REQUIRE returns from the test.
  */

@@ -1,0 +1,89 @@
+/*
+ * test_counters.c — the image's PMU bring-up on a fake machine whose counter
+ * 0 "counts" (an MSR write hook): detection, probe, the default config chosen
+ * from nanobench/configs/cpu_map.txt by family/model (and core type), the
+ * fingerprint lines, and the counter state restored at the end.
+ */
+#include "bench_counters.h"
+#include "host_platform.h"
+#include "nb_report.h"
+#include "nb_test.h"
+#include "pmu_msrs.h"
+
+#include <string.h>
+
+/* While enabled, counter 0 counts the probe loop: 2002 retired instructions. */
+static void counting_pmc(struct host_platform *h, uint32_t msr, uint64_t value)
+{
+    if (msr == MSR_IA32_PERF_GLOBAL_CTRL && value == 0 && host_msr_get(h, MSR_IA32_PERFEVTSEL0))
+        host_msr_set(h, MSR_IA32_PMC0, 2002);
+}
+
+static void skylake(struct host_platform *h, uint32_t core_type)
+{
+    host_platform_init(h);
+    host_cpuid_set_vendor(h, "GenuineIntel", 0x1A);
+    host_cpuid_set(h, 1, 0, 0x00050654, 0, 0, 1u << 4); /* family 6 model 0x55 */
+    host_cpuid_set(h, 0xA, 0, 0x07300404, 0, 0, 0x603);
+    host_cpuid_set(h, 0x1A, 0, core_type << 24, 0, 0, 0);
+    host_msr_fault(h, 0x8B);
+    host_msr_set(h, MSR_IA32_PERF_GLOBAL_CTRL, 0xF);
+    h->on_msr_write = counting_pmc;
+    host_fs_add_text(h, "nanobench/configs/cpu_map.txt",
+                     "# test map\nintel 6 0x55 Skylake\namd 0x19 0x21 Zen3\n");
+}
+
+NB_TEST(counters_init_probes_and_picks_the_default_config)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    struct machine_info m;
+    machine_identify(&h.p, &m);
+    struct report r;
+    report_init(&r, &h.p);
+    struct counter_env env;
+    counters_init(&env, &h.p, &m, &r);
+    CHECK(env.usable);
+    CHECK_EQ_STR(host_text(&h), "pmu: intel, 4 general-purpose counters (48 bits), 3 fixed; probe ok\n"
+                                "pmu: default config configs/cfg_Skylake_common.txt\n");
+    /* Programming a group changes the global control; finishing puts it back. */
+    pmu_program_group(&env.session, NULL, NULL, true);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
+    counters_finish(&env);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0xF);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_unknown_model_uses_architectural_events)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    host_cpuid_set(&h, 1, 0, 0x000A0671, 0, 0, 1u << 4); /* family 6 model 0xA7: not in the map */
+    struct machine_info m;
+    machine_identify(&h.p, &m);
+    struct report r;
+    report_init(&r, &h.p);
+    struct counter_env env;
+    counters_init(&env, &h.p, &m, &r);
+    CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"));
+    counters_finish(&env);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_without_counting_pmu_says_why)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    h.on_msr_write = NULL; /* counters keep values but never count */
+    struct machine_info m;
+    machine_identify(&h.p, &m);
+    struct report r;
+    report_init(&r, &h.p);
+    struct counter_env env;
+    counters_init(&env, &h.p, &m, &r);
+    CHECK(!env.usable);
+    CHECK_EQ_STR(host_text(&h), "pmu: none usable: counter 0 counted 0 retired instructions for a loop "
+                                "of 2000 to 100000; measuring RDTSC only\n");
+    counters_finish(&env);
+    host_platform_free(&h);
+}
