@@ -30,6 +30,7 @@ static void efi_stall_us(void *ctx, uint32_t microseconds)
 
 static const struct nb_platform efi_platform = {
     .ctx = NULL,
+    .ring0 = true,
     .write_text = efi_write_text,
     .read_file = efi_read_file,
     .free_file = efi_free_file,

@@ -11,8 +11,8 @@
 #define DRAIN_LONG_NOPS 128
 #define CODE_ALIGNMENT 64
 
-/* Fixed overheads are bounded generously; the exact size is measured by a dry run. */
-#define PROLOGUE_EPILOGUE_MAX 512
+/* Fixed overheads (prologue, epilogue, exception stubs) are bounded generously. */
+#define PROLOGUE_EPILOGUE_MAX 2048
 #define READ_MAX_PER_COUNTER 32
 
 static uintptr_t data_field(uint8_t *buf, size_t offset)
@@ -43,6 +43,47 @@ static void emit_drain(struct x86_emitter *e)
         x86_bytes(e, nop15, X86_NOP_MAX);
 }
 
+/* Vectors whose exceptions push an error code (SDM vol. 3A table 6-1). */
+static bool pushes_error_code(unsigned vector)
+{
+    return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17 || vector == 21 ||
+           vector == 29 || vector == 30;
+}
+
+/* NMI and machine checks are not the benchmark's doing: the firmware keeps them. */
+static bool firmware_vector(unsigned vector)
+{
+    return vector == 2 || vector == 18;
+}
+
+/*
+ * While the benchmark runs, our IDT sends every exception to a stub that
+ * records it and resumes at the epilogue, which restores all registers from
+ * the data page: a fault ends the run cleanly whatever state the code left.
+ * The code selector is copied from CS at run time (it may differ per processor).
+ */
+static void emit_install_idt(struct x86_emitter *e, uint8_t *buf)
+{
+    x86_sidt_rip(e, DATA(buf, firmware_idtr));
+    x86_mov_reg64_from_rip(e, RAX, DATA(buf, firmware_idtr) + 2); /* firmware IDT base */
+    for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
+        uintptr_t gate = DATA(buf, idt) + IDT_GATE_SIZE * v;
+        if (!firmware_vector(v))
+            continue;
+        x86_mov_reg64_from_base_disp32(e, RCX, RAX, (int32_t)(IDT_GATE_SIZE * v));
+        x86_mov_rip_from_reg64(e, gate, RCX);
+        x86_mov_reg64_from_base_disp32(e, RCX, RAX, (int32_t)(IDT_GATE_SIZE * v + 8));
+        x86_mov_rip_from_reg64(e, gate + 8, RCX);
+    }
+    x86_mov_rax_cs(e);
+    for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
+        if (!firmware_vector(v))
+            x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * v + 2, RAX);
+    }
+    x86_lidt_rip(e, DATA(buf, idtr));
+    x86_mov_rip_simm32(e, DATA(buf, fault_happened), 0);
+}
+
 static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_pushfq(e);
@@ -51,6 +92,8 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
     for (int r = RAX; r <= R15; r++)
         x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
     x86_fxsave64_rip(e, DATA(buf, fxsave));
+    if (p->catch_faults)
+        emit_install_idt(e, buf);
 
     x86_mov_reg64_imm64(e, R14, p->areas.r14);
     x86_mov_reg64_imm64(e, RDI, p->areas.rdi);
@@ -62,8 +105,12 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
         x86_xor_reg32(e, zeroed[i]);
 }
 
-static void emit_epilogue(struct x86_emitter *e, uint8_t *buf)
+/* Returns the epilogue's address: where the exception stubs resume. */
+static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
+    uintptr_t start = x86_here(e);
+    if (p->catch_faults)
+        x86_lidt_rip(e, DATA(buf, firmware_idtr));
     x86_fxrstor64_rip(e, DATA(buf, fxsave));
     for (int r = RAX; r <= R15; r++) {
         if (r != RSP)
@@ -73,6 +120,70 @@ static void emit_epilogue(struct x86_emitter *e, uint8_t *buf)
     x86_mov_reg64_from_rip(e, RSP, DATA_GPR(buf, RSP));
     x86_popfq(e);
     x86_ret(e);
+    return start;
+}
+
+/* 64-bit interrupt gate: present, DPL 0, type 0xE (SDM vol. 3A figure 6-8). */
+#define IDT_GATE_INTERRUPT 0x8E
+
+static void write_gate(uint8_t *gate, uintptr_t handler)
+{
+    nb_memset(gate, 0, IDT_GATE_SIZE);
+    gate[0] = (uint8_t)handler;
+    gate[1] = (uint8_t)(handler >> 8);
+    /* bytes 2-3: code selector, stored by the prologue from CS */
+    gate[5] = IDT_GATE_INTERRUPT;
+    for (int b = 2; b < 8; b++)
+        gate[4 + b] = (uint8_t)(handler >> (8 * b));
+}
+
+/*
+ * One stub per vector (push a 0 error code where the CPU pushes none, push
+ * the vector) and a common part that records vector, error code, faulting
+ * RIP and CR2, then jumps to the epilogue.
+ */
+static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t recovery)
+{
+    uintptr_t common = x86_here(e);
+    x86_pop_reg64(e, RAX);
+    x86_mov_rip_from_reg64(e, DATA(buf, fault_vector), RAX);
+    x86_pop_reg64(e, RAX);
+    x86_mov_rip_from_reg64(e, DATA(buf, fault_error), RAX);
+    x86_pop_reg64(e, RAX);
+    x86_mov_rip_from_reg64(e, DATA(buf, fault_rip), RAX);
+    x86_mov_rax_cr2(e);
+    x86_mov_rip_from_reg64(e, DATA(buf, fault_cr2), RAX);
+    x86_mov_rip_simm32(e, DATA(buf, fault_happened), 1);
+    x86_jmp_rel32(e, recovery);
+
+    struct codegen_data *data = (struct codegen_data *)buf;
+    for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
+        if (firmware_vector(v))
+            continue;
+        uintptr_t stub = x86_here(e);
+        if (!pushes_error_code(v))
+            x86_push_imm8(e, 0);
+        x86_push_imm8(e, (int8_t)v);
+        x86_jmp_rel32(e, common);
+        if (!e->overflow)
+            write_gate(data->idt + IDT_GATE_SIZE * v, stub);
+    }
+    uint16_t limit = CODEGEN_IDT_VECTORS * IDT_GATE_SIZE - 1;
+    uint64_t base = (uint64_t)(uintptr_t)data->idt;
+    data->idtr[0] = (uint8_t)limit;
+    data->idtr[1] = (uint8_t)(limit >> 8);
+    for (int b = 0; b < 8; b++)
+        data->idtr[2 + b] = (uint8_t)(base >> (8 * b));
+}
+
+static void emit_tail(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p,
+                      struct codegen_layout *layout)
+{
+    uintptr_t recovery = emit_epilogue(e, buf, p);
+    if (p->catch_faults)
+        emit_fault_stubs(e, buf, recovery);
+    if (layout)
+        layout->code_end = x86_here(e);
 }
 
 /*
@@ -232,15 +343,23 @@ size_t codegen_one_time_size(const struct codegen_params *p)
     return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
 }
 
-void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
+void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
+                       struct codegen_layout *layout)
 {
+    struct codegen_layout unused;
+    if (!layout)
+        layout = &unused;
+    nb_memset(layout, 0, sizeof(*layout));
     if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS ||
         (p->no_mem && p->n_reads > NOMEM_MAX_READS))
         return NULL;
     struct x86_emitter e;
     x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
 
+    layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
+    layout->start[PART_INIT] = x86_here(&e);
+    layout->len[PART_INIT] = p->part_len[PART_INIT];
     emit_part(&e, p, PART_INIT);
     if (p->drain_frontend)
         emit_drain(&e);
@@ -254,6 +373,8 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
     x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
 
     emit_start(&e, buf, p);
+    layout->start[PART_LATE_INIT] = x86_here(&e);
+    layout->len[PART_LATE_INIT] = p->part_len[PART_LATE_INIT];
     emit_part(&e, p, PART_LATE_INIT);
     if (p->drain_frontend)
         emit_drain(&e);
@@ -265,6 +386,9 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
         else
             emit_part(&e, p, PART_MAIN);
     }
+    layout->start[PART_MAIN] = loop_start;
+    layout->copies = p->copies;
+    layout->len[PART_MAIN] = p->copies ? (size_t)(x86_here(&e) - loop_start) / (size_t)p->copies : 0;
     if (p->loop_count > 0) {
         x86_dec_reg64(&e, R15);
         x86_jnz_rel32(&e, loop_start);
@@ -281,18 +405,26 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p)
     } else {
         emit_read(&e, buf, p, true);
     }
-    emit_epilogue(&e, buf);
+    emit_tail(&e, buf, p, layout);
     return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
 }
 
-void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p)
+void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,
+                            struct codegen_layout *layout)
 {
+    struct codegen_layout unused;
+    if (!layout)
+        layout = &unused;
+    nb_memset(layout, 0, sizeof(*layout));
     if (cap < CODEGEN_CODE_OFFSET)
         return NULL;
     struct x86_emitter e;
     x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
+    layout->start[PART_ONE_TIME_INIT] = x86_here(&e);
+    layout->len[PART_ONE_TIME_INIT] = p->part_len[PART_ONE_TIME_INIT];
     emit_part(&e, p, PART_ONE_TIME_INIT);
-    emit_epilogue(&e, buf);
+    emit_tail(&e, buf, p, layout);
     return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
 }

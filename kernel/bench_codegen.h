@@ -32,13 +32,30 @@
 
 #define CODEGEN_CODE_OFFSET 4096
 
+/* Exceptions the benchmark code can raise: vectors 0-31 (SDM vol. 3A 6.3.1). */
+#define CODEGEN_IDT_VECTORS 32
+#define IDT_GATE_SIZE 16
+
 /* The data page at the start of the buffer. */
 struct codegen_data {
     uint8_t fxsave[512];    /* FXSAVE64 area, must be 16-byte aligned (offset 0) */
+    uint8_t idt[CODEGEN_IDT_VECTORS * IDT_GATE_SIZE]; /* our gates while the code runs */
     uint64_t saved_gpr[16]; /* indexed by enum x86_reg */
     uint64_t scratch_rax, scratch_rcx, scratch_rdx;
     uint64_t m1[NB_MAX_COUNTERS];
     uint64_t m2[NB_MAX_COUNTERS];
+    uint8_t idtr[16];          /* limit:base of `idt` (LIDT operand) */
+    uint8_t firmware_idtr[16]; /* what SIDT found; restored before returning */
+    /* Set by the exception stubs; fault_happened is cleared by every run's prologue. */
+    uint64_t fault_happened, fault_vector, fault_error, fault_rip, fault_cr2;
+};
+
+/* Where the parts of the benchmark landed, to say where a fault happened. */
+struct codegen_layout {
+    uintptr_t start[PART_COUNT]; /* main: the first copy */
+    size_t len[PART_COUNT];      /* main: one copy (as emitted, -no_mem expansions included) */
+    int64_t copies;
+    uintptr_t code_start, code_end; /* the whole generated function */
 };
 
 /* Initial values of the registers that point into memory areas. */
@@ -55,6 +72,7 @@ struct codegen_params {
     bool drain_frontend;
     bool no_mem;          /* -no_mem: counters accumulate in R8..R13, no memory access */
     bool mask_interrupts; /* false only in host tests, which run in user mode */
+    bool catch_faults;    /* install our IDT while the code runs (ring 0 only) */
     const struct counter_read *reads;
     size_t n_reads;
     struct codegen_areas areas;
@@ -84,10 +102,12 @@ size_t codegen_one_time_size(const struct codegen_params *p);
  * point, or NULL when it does not fit. The counters' m1/m2 values land in
  * ((struct codegen_data *)buf)->m1/m2 after each call.
  */
-void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p);
+void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
+                       struct codegen_layout *layout);
 
 /* Writes a function that sets up the registers and runs the one-time init. */
-void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p);
+void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,
+                            struct codegen_layout *layout);
 
 /* Length of one -df drain: LFENCE, 64 one-byte NOPs, 128 fifteen-byte NOPs. */
 size_t codegen_drain_length(void);

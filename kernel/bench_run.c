@@ -3,6 +3,7 @@
  */
 #include "bench_run.h"
 #include "bench_codegen.h"
+#include "bench_fault.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
 #include "nb_text.h"
@@ -52,6 +53,7 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->drain_frontend = o->drain_frontend;
     params->no_mem = o->no_mem;
     params->mask_interrupts = c->mask_interrupts;
+    params->catch_faults = c->catch_faults;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
     params->areas.r14 = middle(c->areas[AREA_R14]);
@@ -86,6 +88,12 @@ struct run_batch {
     int64_t *const *values; /* NULL: runs whose readings are not kept */
 };
 
+/* A fault ends the batch: the stubs already restored the machine state. */
+static bool faulted(const struct codegen_data *data)
+{
+    return data->fault_happened != 0;
+}
+
 /*
  * The hot loop: call the generated code, keep m2 - m1. Warm-up runs execute
  * the same instructions and are simply not kept.
@@ -95,6 +103,8 @@ static void run_batch_here(void *arg)
     const struct run_batch *b = arg;
     for (int64_t i = -b->warm_up; i < b->n; i++) {
         b->fn();
+        if (faulted(b->data))
+            return;
         if (i < 0 || !b->values)
             continue;
         for (size_t k = 0; k < b->n_reads; k++)
@@ -102,11 +112,25 @@ static void run_batch_here(void *arg)
     }
 }
 
+/*
+ * Runs a batch on the benchmark's processor. Returns NB_OK, or NB_EFAULT with
+ * the fault described in `error` (the run is named by `run`).
+ */
 static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                     int64_t warm_up, int64_t n, int64_t *const *values)
+                     const struct codegen_layout *layout, const char *run, int64_t warm_up,
+                     int64_t n, int64_t *const *values, char *error, size_t error_cap)
 {
     struct run_batch b = { fn, data, c->n_reads, warm_up, n, values };
-    return nb_run_on_cpu(c->p, c->cpu, run_batch_here, &b);
+    data->fault_happened = 0;
+    if (nb_run_on_cpu(c->p, c->cpu, run_batch_here, &b) != NB_OK) {
+        nb_snprintf(error, error_cap, "processor %u cannot run the code", c->cpu);
+        return NB_EINVAL;
+    }
+    if (faulted(data)) {
+        fault_describe(error, error_cap, data, layout, run);
+        return NB_EFAULT;
+    }
+    return NB_OK;
 }
 
 static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
@@ -175,40 +199,43 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
     struct codegen_data *data = (struct codegen_data *)buf;
 
+    struct codegen_layout layout;
     if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)codegen_emit_one_time(buf, buf_size, &params);
+        generated_fn once = (generated_fn)codegen_emit_one_time(buf, buf_size, &params, &layout);
         if (!once) {
             status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
                           buf_size);
             goto out;
         }
-        run_batch(c, once, data, 0, 1, NULL);
+        if ((status = run_batch(c, once, data, &layout, "one-time init", 0, 1, NULL, error,
+                                error_cap)) != NB_OK)
+            goto out;
     }
 
     params.copies = o->unroll_count;
     if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)codegen_emit_run(buf, buf_size, &params);
+        generated_fn warm = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
         if (!warm) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        run_batch(c, warm, data, 0, o->initial_warm_up_count, NULL);
+        if ((status = run_batch(c, warm, data, &layout, "initial warm-up", 0,
+                                o->initial_warm_up_count, NULL, error, error_cap)) != NB_OK)
+            goto out;
     }
 
     int64_t copies[2] = { base_copies, main_copies };
     int64_t *const *values[2] = { base_values, main_values };
     for (int run = 0; run < 2; run++) {
         params.copies = copies[run];
-        generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params);
+        generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
         if (!fn) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        if (run_batch(c, fn, data, o->warm_up_count, n, values[run]) != NB_OK) {
-            status = fail(error, error_cap, NB_EINVAL, "processor %llu cannot run the code",
-                          c->cpu);
+        if ((status = run_batch(c, fn, data, &layout, run == 0 ? "base run" : "main run",
+                                o->warm_up_count, n, values[run], error, error_cap)) != NB_OK)
             goto out;
-        }
         if (o->verbose)
             dump_measurements(c, run == 0 ? "base" : "main", copies[run], values[run], n);
     }

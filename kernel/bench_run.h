@@ -29,6 +29,7 @@ struct bench_context {
     size_t n_reads;
     bool mask_interrupts;   /* false only for host tests in user mode */
     unsigned cpu;           /* processor that runs the generated code (nb_run_on_cpu) */
+    bool catch_faults;      /* our IDT while the code runs: faults become error lines (ring 0) */
 };
 
 struct bench_code {

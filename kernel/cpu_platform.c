@@ -121,6 +121,7 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
     cp->cpu = cpu;
     struct nb_platform *p = &cp->p;
     p->ctx = cp;
+    p->ring0 = base->ring0;
     p->write_text = fw_write_text;
     p->read_file = fw_read_file;
     p->free_file = fw_free_file;

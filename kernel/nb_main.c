@@ -238,6 +238,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     } else {
         s.bench.report = &s.report;
         s.bench.mask_interrupts = true;
+        s.bench.catch_faults = p->ring0;
         run_suite(&s, text, len);
         bench_context_free(&s.bench);
     }

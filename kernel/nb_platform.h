@@ -40,6 +40,12 @@ enum nb_finish_action {
 struct nb_platform {
     void *ctx;
 
+    /*
+     * Generated code runs in ring 0 (the image): it may load its own IDT to
+     * catch the benchmark's exceptions. False for host tests in user mode.
+     */
+    bool ring0;
+
     /* Text output: serial port and firmware console. Never fails. */
     void (*write_text)(void *ctx, const char *text, size_t len);
 

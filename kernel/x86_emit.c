@@ -223,6 +223,75 @@ void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target)
     emit_rip_disp(e, target, 0);
 }
 
+/* r/m = 100b means "SIB follows": RSP and R12 as a base need SIB 24h (no index). */
+static void emit_base_sib(struct x86_emitter *e, enum x86_reg base)
+{
+    if ((base & 7) == 4)
+        x86_u8(e, 0x24);
+}
+
+void x86_mov_reg64_from_base_disp8(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int8_t disp)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_R : 0) | (base >= R8 ? REX_B : 0)));
+    x86_u8(e, 0x8B); /* MOV r64, r/m64 with mod=01 (disp8) */
+    x86_u8(e, (uint8_t)(0x40 | (reg & 7) << 3 | (base & 7)));
+    emit_base_sib(e, base);
+    x86_u8(e, (uint8_t)disp);
+}
+
+void x86_mov_rip_from_reg16(struct x86_emitter *e, uintptr_t target, enum x86_reg reg)
+{
+    x86_u8(e, 0x66); /* operand-size override: 16-bit store */
+    x86_mov_rip_from_reg32(e, target, reg);
+}
+
+void x86_mov_reg64_from_base_disp32(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int32_t disp)
+{
+    x86_u8(e, (uint8_t)(REX_BASE | REX_W | (reg >= R8 ? REX_R : 0) | (base >= R8 ? REX_B : 0)));
+    x86_u8(e, 0x8B); /* MOV r64, r/m64 with mod=10 (disp32) */
+    x86_u8(e, (uint8_t)(0x80 | (reg & 7) << 3 | (base & 7)));
+    emit_base_sib(e, base);
+    emit_u32(e, (uint32_t)disp);
+}
+
+void x86_push_imm8(struct x86_emitter *e, int8_t imm)
+{
+    x86_u8(e, 0x6A);
+    x86_u8(e, (uint8_t)imm);
+}
+
+void x86_pop_reg64(struct x86_emitter *e, enum x86_reg reg)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_B);
+    x86_u8(e, (uint8_t)(0x58 + (reg & 7)));
+}
+
+void x86_jmp_rel32(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, 0xE9);
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_sidt_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, 0x0F);
+    x86_u8(e, 0x01); /* SIDT m, /1 */
+    x86_u8(e, MODRM_RIP(1));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_lidt_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_u8(e, 0x0F);
+    x86_u8(e, 0x01); /* LIDT m, /3 */
+    x86_u8(e, MODRM_RIP(3));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_mov_rax_cr2(struct x86_emitter *e) { x86_bytes(e, "\x0F\x20\xD0", 3); }
+void x86_mov_rax_cs(struct x86_emitter *e) { x86_bytes(e, "\x48\x8C\xC8", 3); }
+
 void x86_lfence(struct x86_emitter *e) { x86_bytes(e, "\x0F\xAE\xE8", 3); }
 void x86_rdtsc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x31", 2); }
 void x86_rdpmc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x33", 2); }

@@ -63,6 +63,24 @@ void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg);
 void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target);
 void x86_fxsave64_rip(struct x86_emitter *e, uintptr_t target);
 void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target);
+/* mov reg64, [base + disp8] (any base; RSP/R12 get the SIB byte they need) */
+void x86_mov_reg64_from_base_disp8(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int8_t disp);
+/* mov [rip+target], r16 (operand-size prefix) */
+void x86_mov_rip_from_reg16(struct x86_emitter *e, uintptr_t target, enum x86_reg reg);
+/* mov reg64, [base + disp32] */
+void x86_mov_reg64_from_base_disp32(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int32_t disp);
+/* push imm8 (sign-extended to 64 bits) */
+void x86_push_imm8(struct x86_emitter *e, int8_t imm);
+void x86_pop_reg64(struct x86_emitter *e, enum x86_reg reg);
+/* jmp rel32 to an absolute target */
+void x86_jmp_rel32(struct x86_emitter *e, uintptr_t target);
+/* sidt / lidt [rip+target] (10-byte pseudo-descriptor) */
+void x86_sidt_rip(struct x86_emitter *e, uintptr_t target);
+void x86_lidt_rip(struct x86_emitter *e, uintptr_t target);
+/* mov rax, cr2 (the faulting linear address of a #PF) */
+void x86_mov_rax_cr2(struct x86_emitter *e);
+/* mov rax, cs (zero-extended selector) */
+void x86_mov_rax_cs(struct x86_emitter *e);
 void x86_lfence(struct x86_emitter *e);
 void x86_rdtsc(struct x86_emitter *e);
 void x86_rdpmc(struct x86_emitter *e);

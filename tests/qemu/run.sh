@@ -311,6 +311,18 @@ wrmsr 0xc0000301 0x1" "$out" || return 1
     expect_eq "bad -plan_cpu status" 2 "$rc"
 }
 
+# Exceptions in benchmark code become error lines (vector, error code, part,
+# offset, copy, run) and the next benchmark still measures exactly.
+test_faults() {
+    local out rc
+    out=$($NB -suite tests/qemu/faults.suite -icount 4 -results "$TMP/faults" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    expect_eq "results" "$(cat tests/qemu/faults.expected)" "$out" || return 1
+    grep -q '^nanoBench-EFI done: 12 benchmarks, 10 errors' "$TMP/faults/run-0001.txt" ||
+        { echo "end banner missing or wrong"; return 1; }
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -325,6 +337,7 @@ run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
 run_test plan test_plan
+run_test faults test_faults
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
