@@ -209,8 +209,45 @@ fail:
 }
 
 /*
- * The position starts at 0 of an empty file and every Write advances it, so
- * it always sits at the end: writing there appends.
+ * Opens (creating if needed) and moves to the end: SetPosition with
+ * 0xFFFFFFFFFFFFFFFF means end of file (UEFI 2.10, 13.5 SetPosition()).
+ */
+int efi_append_file(void *ctx, const char *path, struct nb_file **file)
+{
+    union file_info_buf info;
+    EFI_FILE_HANDLE h;
+    UINTN info_size;
+    int rc;
+
+    (void)ctx;
+    *file = NULL;
+    rc = open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0,
+                   &h);
+    if (rc)
+        return rc;
+    rc = get_info(h, &info, &info_size);
+    if (rc)
+        goto fail;
+    rc = NB_EINVAL;
+    if (info.info.Attribute & EFI_FILE_DIRECTORY)
+        goto fail;
+    rc = efi_status_to_nb(h->SetPosition(h, 0xFFFFFFFFFFFFFFFFull));
+    if (rc)
+        goto fail;
+    rc = efi_status_to_nb(BS->AllocatePool(EfiLoaderData, sizeof(**file), (void **)file));
+    if (rc)
+        goto fail;
+    (*file)->handle = h;
+    return NB_OK;
+
+fail:
+    h->Close(h);
+    return rc;
+}
+
+/*
+ * The position starts at 0 of an empty file (or at the end, for append) and
+ * every Write advances it, so it always sits at the end: writing appends.
  */
 int efi_write_file(void *ctx, struct nb_file *file, const void *data, size_t len)
 {

@@ -18,6 +18,7 @@ void efi_free_file(void *ctx, void *data, size_t size);
 bool efi_file_exists(void *ctx, const char *path);
 int efi_make_dir(void *ctx, const char *path);
 int efi_create_file(void *ctx, const char *path, struct nb_file **file);
+int efi_append_file(void *ctx, const char *path, struct nb_file **file);
 int efi_write_file(void *ctx, struct nb_file *file, const void *data, size_t len);
 int efi_flush_file(void *ctx, struct nb_file *file);
 void efi_close_file(void *ctx, struct nb_file *file);

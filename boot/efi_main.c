@@ -37,6 +37,7 @@ static const struct nb_platform efi_platform = {
     .file_exists = efi_file_exists,
     .make_dir = efi_make_dir,
     .create_file = efi_create_file,
+    .append_file = efi_append_file,
     .write_file = efi_write_file,
     .flush_file = efi_flush_file,
     .close_file = efi_close_file,

@@ -105,6 +105,7 @@ static void fw_free_file(void *ctx, void *d, size_t n) { BASE(ctx)->free_file(BA
 static bool fw_file_exists(void *ctx, const char *path) { return BASE(ctx)->file_exists(BASE(ctx)->ctx, path); }
 static int fw_make_dir(void *ctx, const char *path) { return BASE(ctx)->make_dir(BASE(ctx)->ctx, path); }
 static int fw_create_file(void *ctx, const char *path, struct nb_file **f) { return BASE(ctx)->create_file(BASE(ctx)->ctx, path, f); }
+static int fw_append_file(void *ctx, const char *path, struct nb_file **f) { return BASE(ctx)->append_file(BASE(ctx)->ctx, path, f); }
 static int fw_write_file(void *ctx, struct nb_file *f, const void *d, size_t n) { return BASE(ctx)->write_file(BASE(ctx)->ctx, f, d, n); }
 static int fw_flush_file(void *ctx, struct nb_file *f) { return BASE(ctx)->flush_file(BASE(ctx)->ctx, f); }
 static void fw_close_file(void *ctx, struct nb_file *f) { BASE(ctx)->close_file(BASE(ctx)->ctx, f); }
@@ -128,6 +129,7 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
     p->file_exists = fw_file_exists;
     p->make_dir = fw_make_dir;
     p->create_file = fw_create_file;
+    p->append_file = fw_append_file;
     p->write_file = fw_write_file;
     p->flush_file = fw_flush_file;
     p->close_file = fw_close_file;

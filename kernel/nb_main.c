@@ -14,6 +14,7 @@
 #include "machine.h"
 #include "nb_arena.h"
 #include "nb_report.h"
+#include "nb_resume.h"
 #include "nb_text.h"
 #include "nb_version.h"
 #include "suite.h"
@@ -27,6 +28,11 @@ struct run_state {
     struct bench_context bench;
     struct counter_env counters;
     enum nb_finish_action finish;
+    /* Machine-reset resume (nb_resume.h). */
+    struct resume_state state;
+    bool resumable;      /* the state file can be written */
+    bool resumed;        /* this boot continues an interrupted run */
+    size_t resume_from;  /* suite entry that was running at the reset */
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -158,13 +164,18 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
     report_end(&s->report);
 }
 
-/* A defaults line is not run, but its -finish (and its errors) still count. */
-static void apply_defaults(struct run_state *s, const struct suite_entry *e)
+/*
+ * A defaults line is not run, but its -finish (and its errors) still count.
+ * `quiet`: already reported before a machine reset.
+ */
+static void apply_defaults(struct run_state *s, const struct suite_entry *e, bool quiet)
 {
     struct bench_options o;
     struct option_error err;
     bench_options_init(&o);
     if (e->error || bench_options_parse(&o, e->argc, e->argv, SCOPE_TARGET, &err) != NB_OK) {
+        if (quiet)
+            return;
         report_begin(&s->report, "defaults");
         report_error(&s->report, "suite line %u: %s", e->line, e->error ? e->error : err.message);
         report_end(&s->report);
@@ -174,8 +185,54 @@ static void apply_defaults(struct run_state *s, const struct suite_entry *e)
         s->finish = o.finish;
 }
 
+/* Records which entry runs next, so that a reset can be resumed after it. */
+static void save_progress(struct run_state *s, size_t next, bool done)
+{
+    if (!s->resumable)
+        return;
+    s->state.next = next;
+    s->state.n_benchmarks = s->report.n_benchmarks;
+    s->state.n_errors = s->report.n_errors;
+    s->state.done = done;
+    if (resume_write(s->p, &s->state) != NB_OK) {
+        report_line(&s->report, "results: cannot write " NB_STATE_PATH
+                                "; a machine reset would not be resumed");
+        s->resumable = false;
+    }
+}
+
 /* Parse limit: a suite whose parse needs more than this is reported, not run. */
 #define SUITE_ARENA_MAX (256u * 1024u * 1024u)
+
+/* Entries before `first` ran before a reset; entry `first - 1`... see nb_resume.h. */
+static void run_entries(struct run_state *s, const struct suite *suite)
+{
+    for (size_t i = 0; i < suite->count; i++) {
+        const struct suite_entry *e = &suite->entries[i];
+        if (i < s->resume_from) {
+            if (e->is_defaults)
+                apply_defaults(s, e, true);
+            continue;
+        }
+        if (s->resumed && i == s->resume_from) {
+            /* The entry that was running when the machine reset. */
+            if (e->is_defaults) {
+                apply_defaults(s, e, true);
+            } else {
+                report_begin(&s->report, e->name);
+                report_error(&s->report, "machine reset while running");
+                report_end(&s->report);
+            }
+            continue;
+        }
+        save_progress(s, i, false);
+        if (e->is_defaults)
+            apply_defaults(s, e, false);
+        else
+            run_benchmark(s, e);
+    }
+    save_progress(s, suite->count, true);
+}
 
 static void run_suite(struct run_state *s, const char *text, size_t len)
 {
@@ -200,15 +257,39 @@ static void run_suite(struct run_state *s, const char *text, size_t len)
                     (unsigned long long)len);
         s->report.n_errors++;
     } else {
-        for (size_t i = 0; i < suite.count; i++) {
-            if (suite.entries[i].is_defaults)
-                apply_defaults(s, &suite.entries[i]);
-            else
-                run_benchmark(s, &suite.entries[i]);
-        }
+        run_entries(s, &suite);
     }
     if (memory)
         s->p->free_mem(s->p->ctx, memory, arena_size);
+}
+
+/*
+ * Opens the results files: those of an interrupted run of the same suite
+ * (after a machine reset), or new ones.
+ */
+static void open_results(struct run_state *s, const void *suite_text, size_t len)
+{
+    struct resume_state old;
+    uint64_t hash = resume_hash(suite_text, len);
+    if (suite_text && resume_read(s->p, &old) && !old.done && old.suite_hash == hash) {
+        report_reopen_files(&s->report, old.run);
+        if (s->report.files_ok) {
+            s->resumed = true;
+            s->resume_from = old.next;
+            s->report.n_benchmarks = old.n_benchmarks;
+            s->report.n_errors = old.n_errors;
+            s->state = old;
+            s->resumable = true;
+            return;
+        }
+        report_close(&s->report);
+        report_init(&s->report, s->p);
+    }
+    report_open_files(&s->report);
+    if (s->report.files_ok && suite_text) {
+        s->state = (struct resume_state){ .run = s->report.run_number, .suite_hash = hash };
+        s->resumable = true;
+    }
 }
 
 enum nb_finish_action nb_run_image(const struct nb_platform *p)
@@ -218,19 +299,22 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     s.p = p;
     s.finish = NB_FINISH_SHUTDOWN;
     report_init(&s.report, p);
-    report_open_files(&s.report);
+
+    void *text = NULL;
+    size_t len = 0;
+    int suite_status = p->read_file(p->ctx, NB_SUITE_PATH, &text, &len);
+    open_results(&s, suite_status == NB_OK ? text : NULL, len);
 
     report_line(&s.report, "nanoBench-EFI %s", NB_VERSION);
+    if (s.resumed)
+        report_line(&s.report, "resumed: run %04u continues after a machine reset", s.state.run);
     print_fingerprint(&s);
     if (s.report.files_ok)
         report_line(&s.report, "results: %s, %s", s.report.txt_path, s.report.csv_path);
 
-    void *text = NULL;
-    size_t len = 0;
-    int st = p->read_file(p->ctx, NB_SUITE_PATH, &text, &len);
-    if (st != NB_OK) {
+    if (suite_status != NB_OK) {
         report_line(&s.report, "error: cannot read %s (%s)", NB_SUITE_PATH,
-                    st == NB_ENOENT ? "no such file" : "read error");
+                    suite_status == NB_ENOENT ? "no such file" : "read error");
         s.report.n_errors++;
     } else if (bench_context_init(&s.bench, p) != NB_OK) {
         report_line(&s.report, "error: cannot allocate the benchmark memory areas");

@@ -63,6 +63,8 @@ struct nb_platform {
     int (*make_dir)(void *ctx, const char *path);
     /* create (truncate) a file for writing */
     int (*create_file)(void *ctx, const char *path, struct nb_file **file);
+    /* open a file for appending at its end, creating it if needed */
+    int (*append_file)(void *ctx, const char *path, struct nb_file **file);
     /* append bytes at the current end */
     int (*write_file)(void *ctx, struct nb_file *file, const void *data, size_t len);
     /* make everything written so far durable on the medium */

@@ -12,6 +12,7 @@
 static const char *status_text(int status)
 {
     switch (status) {
+    case NB_OK: return "";
     case NB_ENOENT: return "not found";
     case NB_EIO: return "write error (read-only or full partition?)";
     case NB_ENOMEM: return "out of memory";
@@ -26,14 +27,14 @@ void report_init(struct report *r, const struct nb_platform *p)
 }
 
 static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len);
+static void write_now(struct report *r, struct nb_file *f, const char *text, size_t len);
 
 static void files_failed(struct report *r, const char *what, int status)
 {
     r->files_ok = false;
     char line[LINE_MAX];
-    size_t n = nb_snprintf(line, sizeof(line),
-                           "results: %s: %s; results continue on serial only\n", what,
-                           status_text(status));
+    size_t n = nb_snprintf(line, sizeof(line), "results: %s%s%s; results continue on serial only\n",
+                           what, status == NB_OK ? "" : ": ", status_text(status));
     r->p->write_text(r->p->ctx, line, n < sizeof(line) ? n : sizeof(line) - 1);
 }
 
@@ -84,7 +85,7 @@ void report_open_files(struct report *r)
             break;
     }
     if (n > RUN_NUMBER_MAX) {
-        files_failed(r, "all run numbers up to 9999 are used", NB_EIO);
+        files_failed(r, "all run numbers up to 9999 are used", NB_OK);
         return;
     }
     r->run_number = n;
@@ -104,19 +105,70 @@ void report_open_files(struct report *r)
     }
     r->files_ok = true;
     static const char header[] = "benchmark,event,value\n";
-    write_both(r, r->csv, header, sizeof(header) - 1);
+    write_now(r, r->csv, header, sizeof(header) - 1);
     if (r->files_ok && (st = p->flush_file(p->ctx, r->csv)) != NB_OK)
         files_failed(r, r->csv_path, st);
 }
 
-/* Appends to one results file; the first failure switches files off. */
-static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len)
+void report_reopen_files(struct report *r, unsigned run_number)
+{
+    const struct nb_platform *p = r->p;
+    int st;
+    r->run_number = run_number;
+    nb_snprintf(r->txt_path, sizeof(r->txt_path), NB_RESULTS_DIR "/run-%04u.txt", run_number);
+    nb_snprintf(r->csv_path, sizeof(r->csv_path), NB_RESULTS_DIR "/run-%04u.csv", run_number);
+    if ((st = p->append_file(p->ctx, r->txt_path, &r->txt)) != NB_OK) {
+        r->txt = NULL;
+        files_failed(r, r->txt_path, st);
+        return;
+    }
+    if ((st = p->append_file(p->ctx, r->csv_path, &r->csv)) != NB_OK) {
+        r->csv = NULL;
+        files_failed(r, r->csv_path, st);
+        return;
+    }
+    r->files_ok = true;
+}
+
+/* Appends to one results file now; the first failure switches files off. */
+static void write_now(struct report *r, struct nb_file *f, const char *text, size_t len)
 {
     if (!r->files_ok || !f)
         return;
     int st = r->p->write_file(r->p->ctx, f, text, len);
     if (st != NB_OK)
         files_failed(r, f == r->txt ? r->txt_path : r->csv_path, st);
+}
+
+/* Writes out what the current benchmark has accumulated for one file. */
+static void write_pending(struct report *r, struct nb_file *f, char *pending, size_t *len)
+{
+    if (*len)
+        write_now(r, f, pending, *len);
+    *len = 0;
+}
+
+/*
+ * Outside a benchmark text goes to the file at once; inside, it waits for
+ * report_end (a very long benchmark output is written early in pieces).
+ */
+static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len)
+{
+    if (!r->in_benchmark) {
+        write_now(r, f, text, len);
+        return;
+    }
+    bool txt = (f == r->txt);
+    char *pending = txt ? r->pending_txt : r->pending_csv;
+    size_t *pending_len = txt ? &r->pending_txt_len : &r->pending_csv_len;
+    if (*pending_len + len > REPORT_PENDING_MAX)
+        write_pending(r, f, pending, pending_len);
+    if (len > REPORT_PENDING_MAX) {
+        write_now(r, f, text, len);
+        return;
+    }
+    nb_memcpy(pending + *pending_len, text, len);
+    *pending_len += len;
 }
 
 static void emit_text(struct report *r, const char *text, size_t len)
@@ -180,6 +232,8 @@ static void csv_row(struct report *r, const char *event, const char *value)
 void report_begin(struct report *r, const char *name)
 {
     r->benchmark = name;
+    r->in_benchmark = true;
+    r->pending_txt_len = r->pending_csv_len = 0;
     r->n_benchmarks++;
     report_line(r, "[%s]", name);
 }
@@ -204,6 +258,11 @@ void report_error(struct report *r, const char *fmt, ...)
 
 void report_end(struct report *r)
 {
+    if (r->in_benchmark) {
+        write_pending(r, r->txt, r->pending_txt, &r->pending_txt_len);
+        write_pending(r, r->csv, r->pending_csv, &r->pending_csv_len);
+        r->in_benchmark = false;
+    }
     if (!r->files_ok)
         return;
     int st = r->p->flush_file(r->p->ctx, r->txt);

@@ -323,6 +323,31 @@ test_faults() {
         { echo "end banner missing or wrong"; return 1; }
 }
 
+# A benchmark that triple-faults resets the machine; QEMU reboots, the image
+# continues the same run after it and the suite ends.
+test_machine_reset_resumes() {
+    local out rc
+    out=$($NB -suite tests/qemu/reset.suite -icount 4 -results "$TMP/reset" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    expect_eq "results" "[before]
+RDTSC: 32.00
+[triple_fault]
+error: machine reset while running
+[after]
+RDTSC: 32.00" "$out" || return 1
+    expect_eq "boots" 2 "$(grep -c '^nanoBench-EFI 0' "$TMP/reset/run-0001.txt")" || return 1
+    grep -qx 'resumed: run 0001 continues after a machine reset' "$TMP/reset/run-0001.txt" ||
+        { echo "no resume line"; return 1; }
+    grep -qx 'nanoBench-EFI done: 3 benchmarks, 1 error, finish: shutdown' "$TMP/reset/run-0001.txt" ||
+        { echo "wrong end banner"; return 1; }
+    expect_eq "csv" "benchmark,event,value
+before,RDTSC,32.00
+triple_fault,error,machine reset while running
+after,RDTSC,32.00" "$(cat "$TMP/reset/run-0001.csv")" || return 1
+    [[ ! -e $TMP/reset/run-0002.txt ]] || { echo "the resumed boot started a new run"; return 1; }
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -338,6 +363,7 @@ run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
 run_test plan test_plan
 run_test faults test_faults
+run_test machine_reset_resumes test_machine_reset_resumes
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

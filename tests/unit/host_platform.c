@@ -255,6 +255,23 @@ static int host_create_file(void *ctx, const char *path, struct nb_file **file)
     return NB_OK;
 }
 
+static int host_append_file(void *ctx, const char *path, struct nb_file **file)
+{
+    struct host_platform *h = ctx_of(ctx);
+    *file = NULL;
+    struct host_file *f = host_fs_find(h, path);
+    if (f && f->is_dir)
+        return NB_EINVAL;
+    if (!f)
+        return host_create_file(ctx, path, file);
+    if (h->read_only || path_fails(h, path))
+        return NB_EIO;
+    *file = calloc(1, sizeof(**file));
+    (*file)->f = f;
+    h->open_files++;
+    return NB_OK;
+}
+
 static int host_write_file(void *ctx, struct nb_file *file, const void *data, size_t len)
 {
     struct host_platform *h = ctx_of(ctx);
@@ -467,6 +484,7 @@ void host_platform_init(struct host_platform *h)
         .file_exists = host_file_exists,
         .make_dir = host_make_dir,
         .create_file = host_create_file,
+        .append_file = host_append_file,
         .write_file = host_write_file,
         .flush_file = host_flush_file,
         .close_file = host_close_file,

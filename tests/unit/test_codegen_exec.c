@@ -351,7 +351,8 @@ NB_TEST(exec_generated_code_restores_everything)
         size_t size = codegen_run_size(&params);
         uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
         REQUIRE(buf != NULL);
-        void *fn = codegen_emit_run(buf, size, &params);
+        struct codegen_layout layout;
+        void *fn = codegen_emit_run(buf, size, &params, &layout);
         REQUIRE(fn != NULL);
 
         uint32_t mxcsr = _mm_getcsr();

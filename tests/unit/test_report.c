@@ -174,10 +174,11 @@ NB_TEST(report_second_run_never_overwrites_the_first)
     CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/last-run"), "2\n");
     const char *list[16];
     size_t n = host_fs_list(&h, NB_RESULTS_DIR, list, 16);
-    REQUIRE(CHECK_EQ_INT(n, 5));
+    REQUIRE(CHECK_EQ_INT(n, 6));
     CHECK_EQ_STR(list[0], "nanobench/results/last-run");
     CHECK_EQ_STR(list[1], "nanobench/results/run-0001.csv");
     CHECK_EQ_STR(list[4], "nanobench/results/run-0002.txt");
+    CHECK_EQ_STR(list[5], "nanobench/results/state");
     free(first_txt);
     free(first_csv);
     check_released(&h);
@@ -270,16 +271,19 @@ NB_TEST(report_medium_full_mid_run_says_so_once)
 {
     struct host_platform h;
     setup(&h, SMALL_SUITE);
-    /* Room for last-run ("1\n"), the CSV header, the text up to "[a]\n", and no more. */
+    /* Room for last-run ("1\n"), the CSV header, the banner and 4 bytes more. */
     h.free_bytes = 2 + 22 + strlen(HEADER("0001") "[a]\n");
     nb_run_image(&h.p);
-    CHECK_MASKED(host_text(&h), HEADER("0001") "[a]\nRDTSC: #\n"
+    /* The resume state file is the first write to find the medium full. */
+    CHECK_MASKED(host_text(&h), HEADER("0001")
+                 "results: cannot write nanobench/results/state; a machine reset would not be resumed\n"
                  "results: nanobench/results/run-0001.txt" WRITE_ERROR SERIAL_ONLY
+                 "[a]\nRDTSC: #\n"
                  "[b]\n"
                  "error: suite line 2: option -unroll_count: 0 is out of range (1..2147483647)\n"
                  "nanoBench-EFI done: 2 benchmarks, 1 error, finish: shutdown\n");
-    /* Everything before the failure reached the file. */
-    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.txt"), HEADER("0001") "[a]\n");
+    /* Everything before the failure reached the file; a benchmark's block is written whole or not at all. */
+    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.txt"), HEADER("0001"));
     CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.csv"), "benchmark,event,value\n");
     check_released(&h);
     host_platform_free(&h);
@@ -392,4 +396,23 @@ NB_TEST(report_many_benchmarks_with_defaults)
     check_released(&h);
     host_platform_free(&h);
     free(suite);
+}
+
+NB_TEST(report_run_numbers_exhausted)
+{
+    /* After run 9999 no new number exists; the run goes on over serial, and the
+     * message says why instead of blaming the medium. */
+    struct host_platform h;
+    setup(&h, SMALL_SUITE);
+    host_fs_add_text(&h, "nanobench/results/last-run", "9999\n");
+    nb_run_image(&h.p);
+    const char *text = host_text(&h);
+    CHECK_EQ_INT(count(text, "results: "), 1);
+    CHECK(strncmp(text, "results: all run numbers up to 9999 are used;", 45) == 0);
+    CHECK(strstr(text, "continue on serial only\n" BANNER) != NULL);
+    if (!CHECK(strstr(text, "read-only or full") == NULL))
+        nb_test_note("first line: %.*s", (int)strcspn(text, "\n"), text);
+    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/last-run"), "9999\n");
+    check_released(&h);
+    host_platform_free(&h);
 }

@@ -17,11 +17,13 @@
 
 static const char *const REG64[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                        "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15" };
+static const char *const REG16[16] = { "ax",  "cx",  "dx",   "bx",   "sp",   "bp",   "si",   "di",
+                                       "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w" };
 static const char *const REG32[16] = { "eax",  "ecx",  "edx",  "ebx",  "esp",  "ebp",
                                        "esi",  "edi",  "r8d",  "r9d",  "r10d", "r11d",
                                        "r12d", "r13d", "r14d", "r15d" };
 
-#define MAX_CASES 1024
+#define MAX_CASES 4096
 #define STREAM_BYTES 65536
 
 struct stream {
@@ -32,7 +34,7 @@ struct stream {
     size_t n;
     struct {
         size_t offset, length;
-        char text[64];
+        char text[96];
     } cases[MAX_CASES];
 };
 
@@ -54,9 +56,13 @@ static void line(struct stream *s, size_t offset, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char text[64];
+    char text[96];
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    if (s->n == MAX_CASES) {
+        fprintf(stderr, "test_x86_emit: more than %d cases in one stream\n", MAX_CASES);
+        abort();
+    }
     s->source_len += (size_t)sprintf(s->source + s->source_len, "%s\n", text);
     s->cases[s->n].offset = offset;
     s->cases[s->n].length = s->e.length - offset;
@@ -166,6 +172,70 @@ NB_TEST(x86_emit_jnz_and_fxsave)
         CASE(s, x86_jnz_rel32(&s->e, at(s, dl)), "jnz strict near $$ + %ld", dl);
         CASE(s, x86_fxsave64_rip(&s->e, at(s, dl)), "fxsave64 [rel $$ + %ld]", dl);
         CASE(s, x86_fxrstor64_rip(&s->e, at(s, dl)), "fxrstor64 [rel $$ + %ld]", dl);
+    }
+    stream_check(s);
+}
+
+NB_TEST(x86_emit_alu_shift_stack_and_rip_stores)
+{
+    static const enum x86_reg pairs[][2] = { { RAX, RBX }, { RCX, R8 }, { R9, RDX }, { R15, R12 },
+                                             { RSP, RBP }, { R13, R14 }, { RDI, RSI } };
+    static const long deltas[] = { 0x80, -0x1000, 0x7ff00000 };
+    static const int32_t imms[] = { 0, 1, -1, INT32_MIN, INT32_MAX };
+    struct stream *s = &stream;
+    stream_init(s);
+    for (size_t i = 0; i < NB_ARRAY_SIZE(pairs); i++) {
+        enum x86_reg d = pairs[i][0], r = pairs[i][1];
+        CASE(s, x86_or_reg64(&s->e, d, r), "or %s, %s", REG64[d], REG64[r]);
+        CASE(s, x86_add_reg64(&s->e, d, r), "add %s, %s", REG64[d], REG64[r]);
+        CASE(s, x86_sub_reg64(&s->e, d, r), "sub %s, %s", REG64[d], REG64[r]);
+    }
+    for (int r = RAX; r <= R15; r++) {
+        /* strict: nasm would pick the shorter D1 /4 form for a count of 1. */
+        CASE(s, x86_shl_reg64_imm8(&s->e, (enum x86_reg)r, 1), "shl %s, strict byte 1", REG64[r]);
+        CASE(s, x86_shl_reg64_imm8(&s->e, (enum x86_reg)r, 32), "shl %s, strict byte 32", REG64[r]);
+        CASE(s, x86_pop_reg64(&s->e, (enum x86_reg)r), "pop %s", REG64[r]);
+        CASE(s, x86_mov_rip_from_reg16(&s->e, at(s, -0x40), (enum x86_reg)r),
+             "mov [rel $$ - 0x40], %s", REG16[r]);
+    }
+    for (size_t i = 0; i < NB_ARRAY_SIZE(imms); i++) {
+        for (size_t d = 0; d < NB_ARRAY_SIZE(deltas); d++)
+            CASE(s, x86_mov_rip_simm32(&s->e, at(s, deltas[d]), imms[i]),
+                 "mov qword [rel $$ + %ld], strict dword %d", deltas[d], imms[i]);
+    }
+    static const int8_t imm8[] = { 0, 1, -1, 127, -128 };
+    for (size_t i = 0; i < NB_ARRAY_SIZE(imm8); i++)
+        CASE(s, x86_push_imm8(&s->e, imm8[i]), "push strict byte %d", imm8[i]);
+    for (size_t d = 0; d < NB_ARRAY_SIZE(deltas); d++) {
+        CASE(s, x86_jmp_rel32(&s->e, at(s, deltas[d])), "jmp strict near $$ + %ld", deltas[d]);
+        CASE(s, x86_sidt_rip(&s->e, at(s, deltas[d])), "sidt [rel $$ + %ld]", deltas[d]);
+        CASE(s, x86_lidt_rip(&s->e, at(s, deltas[d])), "lidt [rel $$ + %ld]", deltas[d]);
+    }
+    CASE(s, x86_jmp_rel32(&s->e, x86_here(&s->e)), "jmp strict near $");
+    CASE(s, x86_mov_rax_cr2(&s->e), "mov rax, cr2");
+    /* nasm writes `mov rax, cs` without REX.W; the SDM's zero-extending form is REX.W + 8C /r. */
+    CASE(s, x86_mov_rax_cs(&s->e), "db 0x48\nmov eax, cs");
+    stream_check(s);
+}
+
+/* mov reg64, [base + disp] for every base: RSP and R12 need a SIB byte, RBP and R13 a displacement. */
+NB_TEST(x86_emit_base_displacement_loads)
+{
+    static const int8_t d8[] = { 0, 8, -8, 127, -128 };
+    static const int32_t d32[] = { 0, 0x100, -0x100, INT32_MAX, INT32_MIN };
+    static const enum x86_reg regs[] = { RAX, RCX, R8, R15, RSP, RBP, R12, R13 };
+    struct stream *s = &stream;
+    stream_init(s);
+    for (int b = RAX; b <= R15; b++) {
+        for (size_t i = 0; i < NB_ARRAY_SIZE(regs); i++) {
+            enum x86_reg r = regs[i];
+            for (size_t k = 0; k < NB_ARRAY_SIZE(d8); k++)
+                CASE(s, x86_mov_reg64_from_base_disp8(&s->e, r, (enum x86_reg)b, d8[k]),
+                     "mov %s, [byte %s + %d]", REG64[r], REG64[b], d8[k]);
+            for (size_t k = 0; k < NB_ARRAY_SIZE(d32); k++)
+                CASE(s, x86_mov_reg64_from_base_disp32(&s->e, r, (enum x86_reg)b, d32[k]),
+                     "mov %s, [dword %s + %d]", REG64[r], REG64[b], d32[k]);
+        }
     }
     stream_check(s);
 }

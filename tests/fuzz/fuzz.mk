@@ -1,0 +1,80 @@
+# tests/fuzz/fuzz.mk — libFuzzer targets for every parser that reads untrusted
+# text (suite files, options, event configs, MSR configs, cpu_map.txt), built
+# with clang and the address and undefined-behaviour sanitizers and run on the
+# Linux host. Each target links only the kernel/ and pmu/ sources it needs.
+#
+# Include it from the top-level Makefile and run make from the repository root:
+#     include tests/fuzz/fuzz.mk
+# Targets:   fuzz         build, then run every target for FUZZ_SECONDS (60) each
+#            fuzz-smoke   the same for 10 s each, all targets at once (for
+#                         `make test`: about 10 s after the build); fails on
+#                         any crash, leak, timeout or sanitizer report
+#            fuzz-build   only build build/fuzz/<target>
+#            fuzz-crashes run every kept input in tests/fuzz/crashes/ through
+#                         its target (fails while a kept bug is unfixed)
+#            fuzz-deps    install clang and libclang-rt-14-dev when missing
+#            fuzz-clean   remove build/fuzz
+# Inputs:    FUZZ_CC (clang), FUZZ_SECONDS (60), FUZZ_JOBS (targets run at the
+#            same time: the number of CPUs), FUZZ_FLAGS (extra libFuzzer flags).
+# Seeds come from tests/fuzz/corpus/<target>/ (copied to build/fuzz/corpus/
+# first, so the repository is never modified), dictionaries from
+# tests/fuzz/<target>.dict; findings land in build/fuzz/artifacts/<target>/.
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_BUILD   := build/fuzz
+FUZZ_OBJDIR  := $(FUZZ_BUILD)/obj
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra \
+                -Ikernel -Ipmu -Itests/fuzz
+
+FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config
+
+# What each target links besides its own tests/fuzz/<target>.c.
+fuzz_suite_SRCS      := kernel/suite.c kernel/bench_options.c kernel/nb_arena.c kernel/nb_text.c
+fuzz_options_SRCS    := kernel/bench_options.c kernel/nb_text.c
+fuzz_pmu_config_SRCS := pmu/pmu_event.c pmu/pmu_schedule.c kernel/nb_text.c
+fuzz_config_map_SRCS := pmu/pmu_config_map.c kernel/nb_text.c
+fuzz_msr_config_SRCS := pmu/pmu_msr_config.c kernel/nb_text.c
+
+FUZZ_BINS := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
+
+.PHONY: fuzz fuzz-smoke fuzz-build fuzz-crashes fuzz-deps fuzz-clean
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run_fuzzers.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+# All targets at once: 10 s of wall time in total, whatever the number of CPUs.
+fuzz-smoke: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run_fuzzers.sh 10 $(words $(FUZZ_TARGETS)) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Kept crash inputs are named after their target: tests/fuzz/crashes/<target>-<what>.
+fuzz-crashes: fuzz-build
+	@status=0; for f in tests/fuzz/crashes/*; do \
+	    [ -f "$$f" ] || continue; t=; \
+	    for c in $(FUZZ_TARGETS); do case "$${f##*/}" in $$c-*|$$c) t=$$c;; esac; done; \
+	    if [ -z "$$t" ]; then echo "fuzz-crashes: $$f: no target of that name"; status=1; \
+	    elif $(FUZZ_BUILD)/$$t "$$f" >$(FUZZ_BUILD)/crash.log 2>&1; then echo "fuzz-crashes: $$f: passes"; \
+	    else echo "fuzz-crashes: $$f: still fails (log $(FUZZ_BUILD)/crash.log)"; status=1; fi; \
+	done; exit $$status
+
+fuzz-deps:
+	@tools/install-deps.sh clang libclang-rt-14-dev
+
+define FUZZ_TARGET_RULE
+$(FUZZ_BUILD)/$(1): $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,tests/fuzz/$(1).c $($(1)_SRCS))
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$^
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULE,$(t))))
+
+$(FUZZ_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(FUZZ_OBJDIR)/*/*.d $(FUZZ_OBJDIR)/*/*/*.d)
+
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD)
