@@ -76,7 +76,19 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 {
     nb_memset(env, 0, sizeof(*env));
     env->p = p;
+    env->tsc_hz = m->tsc_hz;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
+    power_identify(p, m, &env->power);
+    report_line(r, "power: turbo %s, HWP %s, APERF/MPERF %s", tristate_name(env->power.turbo),
+                tristate_name(env->power.hwp), env->power.aperf_mperf ? "yes" : "no");
+    /* RDMSR in the generated code needs ring 0 (host tests run in user mode). */
+    env->power.smi_count = env->power.smi_count && p->ring0;
+    if (env->power.smi_count)
+        report_line(r, "smi: %llu SMIs since reset (MSR_SMI_COUNT); a measurement with an SMI is repeated",
+                    (unsigned long long)env->power.smis);
+    else
+        report_line(r, "smi: not checked (%s)",
+                    p->ring0 ? "no SMI counter on this processor" : "the code does not run in ring 0");
     if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
         report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
         return;
@@ -253,11 +265,31 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                                const struct bench_options *o, const struct bench_code *code,
                                struct report *r);
 
+/* The effective clock over the benchmark: TSC frequency x dAPERF / dMPERF. */
+static void report_frequency(struct counter_env *env, struct report *r, uint64_t aperf0,
+                             uint64_t mperf0)
+{
+    uint64_t aperf1, mperf1;
+    if (!power_read_aperf_mperf(env->p, &aperf1, &mperf1))
+        return;
+    uint64_t da = aperf1 - aperf0, dm = mperf1 - mperf0;
+    if (dm == 0 || env->tsc_hz == 0)
+        return;
+    uint64_t mhz = (uint64_t)((unsigned __int128)env->tsc_hz * da / dm / 1000000u);
+    report_line(r, "frequency: %llu MHz effective during the benchmark (APERF/MPERF)",
+                (unsigned long long)mhz);
+}
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r)
 {
     unsigned errors_before = r->n_errors;
+    uint64_t aperf0 = 0, mperf0 = 0;
+    bool freq = env->power.aperf_mperf && power_read_aperf_mperf(env->p, &aperf0, &mperf0);
+    bench->smi_check = env->power.smi_count;
+    bench->smi_discarded = 0;
+    bench->smi_unavoidable = false;
     if (env->usable) {
         measure_pmu_events(env, bench, o, code, r);
     } else {
@@ -272,6 +304,12 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     }
     if (o->msr_config_path && r->n_errors == errors_before)
         measure_msr_events(env, bench, o, code, r);
+    if (bench->smi_discarded)
+        report_line(r, "warning: %u measurement%s saw an SMI and %s repeated%s", bench->smi_discarded,
+                    bench->smi_discarded == 1 ? "" : "s", bench->smi_discarded == 1 ? "was" : "were",
+                    bench->smi_unavoidable ? " (some kept ones still did: SMIs too frequent)" : "");
+    if (freq)
+        report_frequency(env, r, aperf0, mperf0);
 }
 
 static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,

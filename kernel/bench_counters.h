@@ -22,6 +22,7 @@
 #include "pmu_msr_config.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
+#include "power.h"
 
 #define CONFIG_MAP_PATH "nanobench/configs/cpu_map.txt"
 
@@ -35,6 +36,8 @@ struct counter_env {
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */
+    struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
+    uint64_t tsc_hz;
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */

@@ -2,13 +2,13 @@
  * bench_run.c — one benchmark from code bytes to results (see bench_run.h).
  */
 #include "bench_run.h"
+#include "bench_batch.h"
 #include "bench_codegen.h"
 #include "bench_fault.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
+#include "msr_names.h"
 #include "nb_text.h"
-
-typedef void (*generated_fn)(void);
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
@@ -79,39 +79,6 @@ static void dump_measurements(struct bench_context *c, const char *which, int64_
     }
 }
 
-/* One batch of runs, executed on the benchmark's processor. */
-struct run_batch {
-    generated_fn fn;
-    struct codegen_data *data;
-    size_t n_reads;
-    int64_t warm_up, n;
-    int64_t *const *values; /* NULL: runs whose readings are not kept */
-};
-
-/* A fault ends the batch: the stubs already restored the machine state. */
-static bool faulted(const struct codegen_data *data)
-{
-    return data->fault_happened != 0;
-}
-
-/*
- * The hot loop: call the generated code, keep m2 - m1. Warm-up runs execute
- * the same instructions and are simply not kept.
- */
-static void run_batch_here(void *arg)
-{
-    const struct run_batch *b = arg;
-    for (int64_t i = -b->warm_up; i < b->n; i++) {
-        b->fn();
-        if (faulted(b->data))
-            return;
-        if (i < 0 || !b->values)
-            continue;
-        for (size_t k = 0; k < b->n_reads; k++)
-            b->values[k][i] = (int64_t)(b->data->m2[k] - b->data->m1[k]);
-    }
-}
-
 /*
  * Runs a batch on the benchmark's processor. Returns NB_OK, or NB_EFAULT with
  * the fault described in `error` (the run is named by `run`).
@@ -120,13 +87,17 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                      const struct codegen_layout *layout, const char *run, int64_t warm_up,
                      int64_t n, int64_t *const *values, char *error, size_t error_cap)
 {
-    struct run_batch b = { fn, data, c->n_reads, warm_up, n, values };
+    struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
+                           c->smi_check, 0, false };
     data->fault_happened = 0;
-    if (nb_run_on_cpu(c->p, c->cpu, run_batch_here, &b) != NB_OK) {
+    int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
+    c->smi_discarded += b.smi_discarded;
+    c->smi_unavoidable |= b.smi_unavoidable;
+    if (st != NB_OK) {
         nb_snprintf(error, error_cap, "processor %u cannot run the code", c->cpu);
         return NB_EINVAL;
     }
-    if (faulted(data)) {
+    if (run_batch_faulted(data)) {
         fault_describe(error, error_cap, data, layout, run);
         return NB_EFAULT;
     }
@@ -163,8 +134,21 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     for (int a = 0; a < AREA_COUNT; a++)
         nb_memset(c->areas[a], 0, BENCH_AREA_SIZE);
 
+    /* -no_mem has no register to spare for the SMI count: no check there. */
+    bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;
+    struct counter_read reads[NB_MAX_COUNTERS];
+    size_t n_all = 0;
+    if (smi_check)
+        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT" };
+    for (size_t k = 0; k < c->n_reads; k++)
+        reads[n_all++] = c->reads[k];
+    bool saved_smi_check = c->smi_check;
+    c->smi_check = smi_check;
+
     struct codegen_params params;
     init_params(c, o, code, &params);
+    params.reads = reads;
+    params.n_reads = n_all;
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
 
@@ -175,14 +159,18 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     if (once_size > buf_size)
         buf_size = once_size;
     /* Guard the multiplication inside codegen_run_size against absurd requests. */
-    if (code->len[PART_MAIN] && (uint64_t)main_copies > (1ull << 40) / code->len[PART_MAIN])
-        return fail(error, error_cap, NB_ENOMEM, "generated code would exceed 1 TiB (%llu copies)",
-                    (unsigned long long)main_copies);
+    if (code->len[PART_MAIN] && (uint64_t)main_copies > (1ull << 40) / code->len[PART_MAIN]) {
+        status = fail(error, error_cap, NB_ENOMEM, "generated code would exceed 1 TiB (%llu copies)",
+                      (unsigned long long)main_copies);
+        goto out;
+    }
     buf = p->alloc_exec(p->ctx, buf_size);
-    if (!buf)
-        return fail(error, error_cap, NB_ENOMEM,
-                    "cannot allocate %llu bytes of executable memory for the generated code "
-                    "(lower -unroll_count)", buf_size);
+    if (!buf) {
+        status = fail(error, error_cap, NB_ENOMEM,
+                      "cannot allocate %llu bytes of executable memory for the generated code "
+                      "(lower -unroll_count)", buf_size);
+        goto out;
+    }
 
     int64_t n = o->n_measurements;
     store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
@@ -250,6 +238,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
+    c->smi_check = saved_smi_check;
     if (store)
         p->free_mem(p->ctx, store, store_bytes);
     if (buf)

@@ -30,6 +30,13 @@ struct bench_context {
     bool mask_interrupts;   /* false only for host tests in user mode */
     unsigned cpu;           /* processor that runs the generated code (nb_run_on_cpu) */
     bool catch_faults;      /* our IDT while the code runs: faults become error lines (ring 0) */
+    /*
+     * SMI check (Intel MSR_SMI_COUNT): a kept measurement during which an SMI
+     * happened is discarded and repeated, at most n_measurements times per run.
+     */
+    bool smi_check;
+    unsigned smi_discarded;  /* since the caller last cleared it */
+    bool smi_unavoidable;    /* repeats ran out: some kept measurements saw an SMI */
 };
 
 struct bench_code {

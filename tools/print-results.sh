@@ -15,7 +15,7 @@ awk -v mode="$mode" '
     /^nanoBench-EFI done:/ { done = 1; inside = 0; next }
     /^nanoBench-EFI [0-9]/ { inside = 0; next }   # the banner of a boot that resumed the run
     /^pmu: none usable:/ { if (!(seen[$0]++)) print "nanobench: " $0 > "/dev/stderr"; next }
-    /^(pmu|processor): / { if (inside) print > "/dev/stderr"; next }
+    /^(pmu|processor|power|smi|frequency): / { if (inside) print > "/dev/stderr"; next }
     /^\[[A-Za-z0-9_.-]+\]$/ { inside = 1; if (mode == "suite") print; next }
     inside {
         if ($0 ~ /^error: /) { errors++; print > "/dev/stderr" }

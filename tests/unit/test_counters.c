@@ -44,7 +44,9 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
     struct counter_env env;
     counters_init(&env, &h.p, &m, &r);
     CHECK(env.usable);
-    CHECK_EQ_STR(host_text(&h), "pmu: intel, 4 general-purpose counters (48 bits), 3 fixed; probe ok\n"
+    CHECK_EQ_STR(host_text(&h), "power: turbo off, HWP off, APERF/MPERF no\n"
+                                "smi: not checked (the code does not run in ring 0)\n"
+                                "pmu: intel, 4 general-purpose counters (48 bits), 3 fixed; probe ok\n"
                                 "pmu: default config configs/cfg_Skylake_common.txt\n");
     /* Programming a group changes the global control; finishing puts it back. */
     pmu_program_group(&env.session, NULL, NULL, true);
@@ -82,7 +84,9 @@ NB_TEST(counters_init_without_counting_pmu_says_why)
     struct counter_env env;
     counters_init(&env, &h.p, &m, &r);
     CHECK(!env.usable);
-    CHECK_EQ_STR(host_text(&h), "pmu: none usable: counter 0 counted 0 retired instructions for a loop "
+    CHECK_EQ_STR(host_text(&h), "power: turbo off, HWP off, APERF/MPERF no\n"
+                                "smi: not checked (the code does not run in ring 0)\n"
+                                "pmu: none usable: counter 0 counted 0 retired instructions for a loop "
                                 "of 2000 to 100000; measuring RDTSC only\n");
     counters_finish(&env);
     host_platform_free(&h);

@@ -1,0 +1,32 @@
+/*
+ * bench_batch.c — the measurement loop (see bench_batch.h).
+ */
+#include "bench_batch.h"
+
+bool run_batch_faulted(const struct codegen_data *data)
+{
+    return data->fault_happened != 0;
+}
+
+void run_batch_execute(void *arg)
+{
+    struct run_batch *b = arg;
+    int64_t retries = b->n;
+    for (int64_t i = -b->warm_up; i < b->n;) {
+        b->fn();
+        if (run_batch_faulted(b->data))
+            return;
+        /* Slot 0 brackets everything else: an SMI stole time from this measurement. */
+        if (i >= 0 && b->smi_check && b->data->m2[0] != b->data->m1[0]) {
+            b->smi_discarded++;
+            if (retries-- > 0)
+                continue;
+            b->smi_unavoidable = true;
+        }
+        if (i >= 0 && b->values) {
+            for (size_t k = 0; k < b->n_reads; k++)
+                b->values[k][i] = (int64_t)(b->data->m2[b->first + k] - b->data->m1[b->first + k]);
+        }
+        i++;
+    }
+}

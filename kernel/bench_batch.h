@@ -1,0 +1,39 @@
+/*
+ * bench_batch.h — the hot loop: one batch of runs of the generated code
+ * (warm-up runs, then the kept measurements), executed on the benchmark's
+ * processor. Separate from bench_run.c so that host tests can drive it with
+ * scripted readings (SMI counts, faults) instead of real instructions.
+ */
+#ifndef BENCH_BATCH_H
+#define BENCH_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_codegen.h"
+
+typedef void (*generated_fn)(void);
+
+struct run_batch {
+    generated_fn fn;
+    struct codegen_data *data;
+    size_t n_reads;         /* readings kept per measurement */
+    size_t first;           /* index of the first kept reading (1 when slot 0 is the SMI count) */
+    int64_t warm_up, n;
+    int64_t *const *values; /* NULL: runs whose readings are not kept */
+    bool smi_check;         /* slot 0 is MSR_SMI_COUNT: repeat measurements that saw an SMI */
+    unsigned smi_discarded; /* out */
+    bool smi_unavoidable;   /* out: repeats ran out (at most n per batch) */
+};
+
+/* True when the last run ended in an exception (the stubs restored the state). */
+bool run_batch_faulted(const struct codegen_data *data);
+
+/*
+ * Runs the batch (arg: struct run_batch *). Stops at the first fault. A kept
+ * measurement whose SMI count changed is discarded and repeated.
+ */
+void run_batch_execute(void *arg);
+
+#endif
