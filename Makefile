@@ -15,7 +15,7 @@ HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ikernel -Ipmu -Itools
 SHARED_SRCS := kernel/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
                kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_schedule.c pmu/pmu_session.c \
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
-               pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c
+               pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_translate.c tools/nasm_batch.c \
                  tools/host_file.c tools/suite_writer.c tools/nb_plan.c $(SHARED_SRCS)
 
@@ -33,7 +33,12 @@ include boot/boot.mk
 include tests/unit/unit.mk
 include tools/gen_configs.mk
 
-host-tools: $(HOST_BUILD)/nb_compile
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
+
+$(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c kernel/nb_text.c \
+                         kernel/serial_frame.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_serial.c tools/host_file.c kernel/serial_frame.c kernel/nb_text.c
 
 $(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h)
 	@mkdir -p $(@D)

@@ -4,6 +4,7 @@
 #include "nb_report.h"
 #include "nb_main.h"
 #include "nb_text.h"
+#include "serial_frame.h"
 
 #define LINE_MAX 512
 #define LAST_RUN_PATH NB_RESULTS_DIR "/last-run"
@@ -29,13 +30,26 @@ void report_init(struct report *r, const struct nb_platform *p)
 static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len);
 static void write_now(struct report *r, struct nb_file *f, const char *text, size_t len);
 
+/* One line (text ends with '\n') to serial and console, framed (serial_frame.h). */
+static void serial_line(struct report *r, const char *text, size_t len)
+{
+    char out[LINE_MAX + SERIAL_FRAME_MAX + 2];
+    size_t body = len > 0 && text[len - 1] == '\n' ? len - 1 : len;
+    if (body > LINE_MAX)
+        body = LINE_MAX;
+    nb_memcpy(out, text, body);
+    size_t n = body + serial_frame(out + body, text, body, r->serial_seq++);
+    out[n++] = '\n';
+    r->p->write_text(r->p->ctx, out, n);
+}
+
 static void files_failed(struct report *r, const char *what, int status)
 {
     r->files_ok = false;
     char line[LINE_MAX];
     size_t n = nb_snprintf(line, sizeof(line), "results: %s%s%s; results continue on serial only\n",
                            what, status == NB_OK ? "" : ": ", status_text(status));
-    r->p->write_text(r->p->ctx, line, n < sizeof(line) ? n : sizeof(line) - 1);
+    serial_line(r, line, n < sizeof(line) ? n : sizeof(line) - 1);
 }
 
 static unsigned read_last_run(struct report *r)
@@ -173,7 +187,7 @@ static void write_both(struct report *r, struct nb_file *f, const char *text, si
 
 static void emit_text(struct report *r, const char *text, size_t len)
 {
-    r->p->write_text(r->p->ctx, text, len);
+    serial_line(r, text, len);
     write_both(r, r->txt, text, len);
 }
 

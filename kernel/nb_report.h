@@ -34,6 +34,7 @@ struct report {
     bool in_benchmark;     /* between report_begin and report_end */
     unsigned n_benchmarks;
     unsigned n_errors;
+    unsigned serial_seq;   /* sequence number of the next serial line */
     /* The current benchmark's lines for the .txt and .csv files. */
     char pending_txt[REPORT_PENDING_MAX];
     char pending_csv[REPORT_PENDING_MAX];

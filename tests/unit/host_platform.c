@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "host_platform.h"
+#include "serial_frame.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -318,9 +319,45 @@ static void host_write_text(void *ctx, const char *text, size_t len)
     h->text[h->text_len] = 0;
 }
 
-const char *host_text(const struct host_platform *h)
+const char *host_raw_text(const struct host_platform *h)
 {
     return h->text ? h->text : "";
+}
+
+/*
+ * Every line the engine prints carries a frame (kernel/serial_frame.h): check
+ * each one (CRC, consecutive numbers, restarting at 0 for a new boot) and
+ * return the text without them, as the results files have it.
+ */
+const char *host_text(const struct host_platform *h)
+{
+    struct host_platform *m = (struct host_platform *)h;
+    free(m->plain);
+    m->plain = xrealloc(NULL, h->text_len + 1);
+    size_t out = 0;
+    unsigned expect = 0;
+    for (size_t i = 0; i < h->text_len;) {
+        size_t end = i;
+        while (end < h->text_len && h->text[end] != '\n')
+            end++;
+        size_t text_len;
+        unsigned seq;
+        bool ok;
+        if (!serial_unframe(h->text + i, end - i, &text_len, &seq, &ok) || !ok ||
+            (seq != expect && seq != 0)) {
+            fprintf(stderr, "host_text: bad serial frame (expected line %u): %.*s\n", expect,
+                    (int)(end - i), h->text + i);
+            abort();
+        }
+        expect = seq + 1;
+        memcpy(m->plain + out, h->text + i, text_len);
+        out += text_len;
+        if (end < h->text_len)
+            m->plain[out++] = '\n';
+        i = end + 1;
+    }
+    m->plain[out] = '\0';
+    return m->plain;
 }
 
 void host_text_reset(struct host_platform *h)
@@ -512,6 +549,7 @@ void host_platform_free(struct host_platform *h)
     }
     free(h->files);
     free(h->text);
+    free(h->plain);
     while (h->n_allocs > 0) {
         h->n_allocs--;
         munmap(h->allocs[h->n_allocs].p, h->allocs[h->n_allocs].size ? h->allocs[h->n_allocs].size : 1);

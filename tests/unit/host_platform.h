@@ -49,8 +49,9 @@ struct host_platform {
     int live_file_data;       /* read_file buffers not yet freed */
 
     /* Text output. */
-    char *text;
+    char *text;               /* as printed, serial frames included */
     size_t text_len, text_cap;
+    char *plain;              /* host_text's unframed copy */
 
     /* CPUID table: unknown leaves answer zeros. */
     struct {
@@ -107,7 +108,10 @@ const char *host_fs_text(struct host_platform *h, const char *path);
 size_t host_fs_list(struct host_platform *h, const char *dir, const char **paths, size_t max);
 
 /* Text written through write_text so far. */
+/* The printed text without serial frames (each frame checked; abort on a bad one). */
 const char *host_text(const struct host_platform *h);
+/* The printed text as it went out, frames included. */
+const char *host_raw_text(const struct host_platform *h);
 void host_text_reset(struct host_platform *h);
 
 void host_cpuid_set(struct host_platform *h, uint32_t leaf, uint32_t subleaf, uint32_t eax,
