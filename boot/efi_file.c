@@ -169,17 +169,18 @@ int efi_make_dir(void *ctx, const char *path)
 }
 
 /*
- * Open-or-create, then truncate an existing file by setting its size to 0
- * through SetInfo (§13.5), which keeps its directory entry in place.
+ * Opens or creates a regular file for writing and wraps it. `truncate`: set
+ * its size to 0 through SetInfo (UEFI 2.10 13.5), which keeps its directory
+ * entry in place; otherwise move to the end (SetPosition with
+ * 0xFFFFFFFFFFFFFFFF means end of file, 13.5 SetPosition()).
  */
-int efi_create_file(void *ctx, const char *path, struct nb_file **file)
+static int open_for_writing(const char *path, bool truncate, struct nb_file **file)
 {
     union file_info_buf info;
     EFI_FILE_HANDLE h;
     UINTN info_size;
     int rc;
 
-    (void)ctx;
     *file = NULL;
     rc = open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0,
                    &h);
@@ -191,12 +192,16 @@ int efi_create_file(void *ctx, const char *path, struct nb_file **file)
     rc = NB_EINVAL;
     if (info.info.Attribute & EFI_FILE_DIRECTORY)
         goto fail;
-    if (info.info.FileSize != 0) {
+    if (truncate && info.info.FileSize != 0) {
         info.info.FileSize = 0;
         rc = efi_status_to_nb(h->SetInfo(h, &gEfiFileInfoGuid, info_size, &info));
-        if (rc)
-            goto fail;
+    } else if (!truncate) {
+        rc = efi_status_to_nb(h->SetPosition(h, 0xFFFFFFFFFFFFFFFFull));
+    } else {
+        rc = NB_OK;
     }
+    if (rc)
+        goto fail;
     rc = efi_status_to_nb(BS->AllocatePool(EfiLoaderData, sizeof(**file), (void **)file));
     if (rc)
         goto fail;
@@ -208,41 +213,16 @@ fail:
     return rc;
 }
 
-/*
- * Opens (creating if needed) and moves to the end: SetPosition with
- * 0xFFFFFFFFFFFFFFFF means end of file (UEFI 2.10, 13.5 SetPosition()).
- */
+int efi_create_file(void *ctx, const char *path, struct nb_file **file)
+{
+    (void)ctx;
+    return open_for_writing(path, true, file);
+}
+
 int efi_append_file(void *ctx, const char *path, struct nb_file **file)
 {
-    union file_info_buf info;
-    EFI_FILE_HANDLE h;
-    UINTN info_size;
-    int rc;
-
     (void)ctx;
-    *file = NULL;
-    rc = open_path(path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0,
-                   &h);
-    if (rc)
-        return rc;
-    rc = get_info(h, &info, &info_size);
-    if (rc)
-        goto fail;
-    rc = NB_EINVAL;
-    if (info.info.Attribute & EFI_FILE_DIRECTORY)
-        goto fail;
-    rc = efi_status_to_nb(h->SetPosition(h, 0xFFFFFFFFFFFFFFFFull));
-    if (rc)
-        goto fail;
-    rc = efi_status_to_nb(BS->AllocatePool(EfiLoaderData, sizeof(**file), (void **)file));
-    if (rc)
-        goto fail;
-    (*file)->handle = h;
-    return NB_OK;
-
-fail:
-    h->Close(h);
-    return rc;
+    return open_for_writing(path, false, file);
 }
 
 /*

@@ -186,6 +186,22 @@ static void emit_tail(struct x86_emitter *e, uint8_t *buf, const struct codegen_
         layout->code_end = x86_here(e);
 }
 
+/* LFENCE; RDTSC / RDPMC / RDMSR (ECX = index) into EDX:EAX; LFENCE. */
+static void emit_counter_read(struct x86_emitter *e, const struct counter_read *r)
+{
+    x86_lfence(e);
+    if (r->kind == READ_TSC) {
+        x86_rdtsc(e);
+    } else {
+        x86_mov_reg32_imm32(e, RCX, r->ecx);
+        if (r->kind == READ_PMC)
+            x86_rdpmc(e);
+        else
+            x86_rdmsr(e);
+    }
+    x86_lfence(e);
+}
+
 /*
  * Reads every counter into m1 or m2 without changing any GPR or flag:
  * RAX/RCX/RDX are parked in scratch slots, and the halves of EDX:EAX are
@@ -201,17 +217,7 @@ static void emit_read(struct x86_emitter *e, uint8_t *buf, const struct codegen_
         size_t i = end ? p->n_reads - 1 - k : k;
         const struct counter_read *r = &p->reads[i];
         uintptr_t slot = end ? DATA(buf, m2) + 8 * i : DATA(buf, m1) + 8 * i;
-        x86_lfence(e);
-        if (r->kind == READ_TSC) {
-            x86_rdtsc(e);
-        } else {
-            x86_mov_reg32_imm32(e, RCX, r->ecx);
-            if (r->kind == READ_PMC)
-                x86_rdpmc(e);
-            else
-                x86_rdmsr(e);
-        }
-        x86_lfence(e);
+        emit_counter_read(e, r);
         x86_mov_rip_from_reg32(e, slot, RAX);
         x86_mov_rip_from_reg32(e, slot + 4, RDX);
     }
@@ -236,17 +242,7 @@ static void emit_read_nomem(struct x86_emitter *e, const struct codegen_params *
         size_t i = add ? p->n_reads - 1 - k : k;
         const struct counter_read *r = &p->reads[i];
         enum x86_reg acc = (enum x86_reg)(R8 + i);
-        x86_lfence(e);
-        if (r->kind == READ_TSC) {
-            x86_rdtsc(e);
-        } else {
-            x86_mov_reg32_imm32(e, RCX, r->ecx);
-            if (r->kind == READ_PMC)
-                x86_rdpmc(e);
-            else
-                x86_rdmsr(e);
-        }
-        x86_lfence(e);
+        emit_counter_read(e, r);
         x86_shl_reg64_imm8(e, RDX, 32);
         x86_or_reg64(e, RAX, RDX);
         if (add)

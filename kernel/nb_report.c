@@ -83,6 +83,26 @@ static int write_last_run(struct report *r)
     return st;
 }
 
+typedef int (*open_fn)(void *ctx, const char *path, struct nb_file **file);
+
+/* Opens run-NNNN.txt and .csv with `open` (create or append); false after reporting. */
+static bool open_pair(struct report *r, open_fn open)
+{
+    int st;
+    if ((st = open(r->p->ctx, r->txt_path, &r->txt)) != NB_OK) {
+        r->txt = NULL;
+        files_failed(r, r->txt_path, st);
+        return false;
+    }
+    if ((st = open(r->p->ctx, r->csv_path, &r->csv)) != NB_OK) {
+        r->csv = NULL;
+        files_failed(r, r->csv_path, st);
+        return false;
+    }
+    r->files_ok = true;
+    return true;
+}
+
 void report_open_files(struct report *r)
 {
     const struct nb_platform *p = r->p;
@@ -107,17 +127,8 @@ void report_open_files(struct report *r)
         files_failed(r, "cannot write " LAST_RUN_PATH, st);
         return;
     }
-    if ((st = p->create_file(p->ctx, r->txt_path, &r->txt)) != NB_OK) {
-        r->txt = NULL;
-        files_failed(r, r->txt_path, st);
+    if (!open_pair(r, p->create_file))
         return;
-    }
-    if ((st = p->create_file(p->ctx, r->csv_path, &r->csv)) != NB_OK) {
-        r->csv = NULL;
-        files_failed(r, r->csv_path, st);
-        return;
-    }
-    r->files_ok = true;
     static const char header[] = "benchmark,event,value\n";
     write_now(r, r->csv, header, sizeof(header) - 1);
     if (r->files_ok && (st = p->flush_file(p->ctx, r->csv)) != NB_OK)
@@ -127,21 +138,10 @@ void report_open_files(struct report *r)
 void report_reopen_files(struct report *r, unsigned run_number)
 {
     const struct nb_platform *p = r->p;
-    int st;
     r->run_number = run_number;
     nb_snprintf(r->txt_path, sizeof(r->txt_path), NB_RESULTS_DIR "/run-%04u.txt", run_number);
     nb_snprintf(r->csv_path, sizeof(r->csv_path), NB_RESULTS_DIR "/run-%04u.csv", run_number);
-    if ((st = p->append_file(p->ctx, r->txt_path, &r->txt)) != NB_OK) {
-        r->txt = NULL;
-        files_failed(r, r->txt_path, st);
-        return;
-    }
-    if ((st = p->append_file(p->ctx, r->csv_path, &r->csv)) != NB_OK) {
-        r->csv = NULL;
-        files_failed(r, r->csv_path, st);
-        return;
-    }
-    r->files_ok = true;
+    open_pair(r, p->append_file);
 }
 
 /* Appends to one results file now; the first failure switches files off. */

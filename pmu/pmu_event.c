@@ -2,9 +2,9 @@
  * pmu_event.c — config file parser (format in pmu_event.h).
  */
 #include "pmu_event.h"
+#include "config_lines.h"
 #include "nb_text.h"
 
-#define LINE_MAX_LEN 256
 
 struct line_parser {
     unsigned line;
@@ -146,38 +146,39 @@ static bool parse_line(struct line_parser *lp, char *s, enum cpu_vendor vendor,
     return true;
 }
 
+struct event_parse {
+    struct line_parser lp;
+    enum cpu_vendor vendor;
+    unsigned n_counters;
+    struct pmu_event *events;
+    size_t max, count;
+};
+
+static bool event_line(void *arg, unsigned line, char *text)
+{
+    struct event_parse *ep = arg;
+    ep->lp.line = line;
+    if (ep->count == ep->max) {
+        bad(&ep->lp, "more than %s events; the rest are ignored", "1024");
+        return false;
+    }
+    if (parse_line(&ep->lp, text, ep->vendor, ep->n_counters, &ep->events[ep->count]))
+        ep->count++;
+    return true;
+}
+
+static void event_long_line(void *arg, unsigned line)
+{
+    struct event_parse *ep = arg;
+    ep->lp.line = line;
+    bad(&ep->lp, "line longer than %s characters", "511");
+}
+
 size_t pmu_config_parse(const char *text, size_t len, enum cpu_vendor vendor, unsigned n_counters,
                         struct pmu_event *events, size_t max, pmu_config_error_fn on_error,
                         void *arg)
 {
-    struct line_parser lp = { 0, on_error, arg, "" };
-    size_t count = 0;
-    size_t i = 0;
-    while (i < len) {
-        lp.line++;
-        size_t start = i;
-        while (i < len && text[i] != '\n')
-            i++;
-        size_t end = i++;
-        while (start < end && nb_is_space(text[start]))
-            start++;
-        while (end > start && nb_is_space(text[end - 1]))
-            end--;
-        if (start == end || text[start] == '#')
-            continue;
-        char buf[LINE_MAX_LEN];
-        if (end - start >= sizeof(buf)) {
-            bad(&lp, "line longer than %s characters", "255");
-            continue;
-        }
-        nb_memcpy(buf, text + start, end - start);
-        buf[end - start] = '\0';
-        if (count == max) {
-            bad(&lp, "more than %s events; the rest are ignored", "1024");
-            break;
-        }
-        if (parse_line(&lp, buf, vendor, n_counters, &events[count]))
-            count++;
-    }
-    return count;
+    struct event_parse ep = { { 0, on_error, arg, "" }, vendor, n_counters, events, max, 0 };
+    config_for_each_line(text, len, event_line, event_long_line, &ep);
+    return ep.count;
 }

@@ -2,9 +2,9 @@
  * pmu_msr_config.c — MSR config parser (format in pmu_msr_config.h).
  */
 #include "pmu_msr_config.h"
+#include "config_lines.h"
 #include "nb_text.h"
 
-#define LINE_MAX_LEN 512
 
 struct msr_line {
     unsigned line;
@@ -117,37 +117,36 @@ static bool parse_line(struct msr_line *ml, char *s, struct msr_event *ev)
     return parse_msr_name(ml, words[n - 2], &ev->read_msr);
 }
 
+struct msr_parse {
+    struct msr_line ml;
+    struct msr_event *events;
+    size_t max, count;
+};
+
+static bool msr_line_cb(void *arg, unsigned line, char *text)
+{
+    struct msr_parse *mp = arg;
+    mp->ml.line = line;
+    if (mp->count == mp->max) {
+        bad(&mp->ml, "more than %s MSR events; the rest are ignored", "256");
+        return false;
+    }
+    if (parse_line(&mp->ml, text, &mp->events[mp->count]))
+        mp->count++;
+    return true;
+}
+
+static void msr_long_line(void *arg, unsigned line)
+{
+    struct msr_parse *mp = arg;
+    mp->ml.line = line;
+    bad(&mp->ml, "line longer than %s characters", "511");
+}
+
 size_t msr_config_parse(const char *text, size_t len, struct msr_event *events, size_t max,
                         pmu_config_error_fn on_error, void *arg)
 {
-    struct msr_line ml = { 0, on_error, arg };
-    size_t count = 0;
-    size_t i = 0;
-    while (i < len) {
-        ml.line++;
-        size_t start = i;
-        while (i < len && text[i] != '\n')
-            i++;
-        size_t end = i++;
-        while (start < end && nb_is_space(text[start]))
-            start++;
-        while (end > start && nb_is_space(text[end - 1]))
-            end--;
-        if (start == end || text[start] == '#')
-            continue;
-        char buf[LINE_MAX_LEN];
-        if (end - start >= sizeof(buf)) {
-            bad(&ml, "line longer than %s characters", "511");
-            continue;
-        }
-        nb_memcpy(buf, text + start, end - start);
-        buf[end - start] = '\0';
-        if (count == max) {
-            bad(&ml, "more than %s MSR events; the rest are ignored", "256");
-            break;
-        }
-        if (parse_line(&ml, buf, &events[count]))
-            count++;
-    }
-    return count;
+    struct msr_parse mp = { { 0, on_error, arg }, events, max, 0 };
+    config_for_each_line(text, len, msr_line_cb, msr_long_line, &mp);
+    return mp.count;
 }

@@ -8,6 +8,8 @@
 #ifndef PMU_MSRS_H
 #define PMU_MSRS_H
 
+#include <stdint.h>
+
 /* ---- Intel architectural performance monitoring ---- */
 #define MSR_IA32_PMC0 0xC1u             /* legacy alias: writes sign-extend bit 31 */
 #define MSR_IA32_PERFEVTSEL0 0x186u

@@ -11,7 +11,7 @@
 
 GEN_CONFIGS := build/host/gen_configs
 GEN_CONFIGS_CC ?= gcc
-GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools
+GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu
 GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
                     tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c \
                     tools/gen_write.c

@@ -2,6 +2,7 @@
  * gen_evtsel — decode, format and parse nanoBench config entries (see gen_evtsel.h).
  */
 #include "gen_evtsel.h"
+#include "pmu_msrs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,36 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IA32_PERFEVTSELx, Intel SDM vol. 3B, "Architectural Performance Monitoring Version 1". */
-#define PERFEVTSEL_EVENT_MASK  0xFFull
-#define PERFEVTSEL_UMASK_SHIFT 8
+/*
+ * Bit fields of IA32_PERFEVTSELx and AMD PERF_CTLx: the image's own names
+ * (pmu/pmu_msrs.h), plus the masks and TSX bits only the decoder needs.
+ */
 #define PERFEVTSEL_UMASK_MASK  (0xFFull << PERFEVTSEL_UMASK_SHIFT)
-#define PERFEVTSEL_USR         (1ull << 16)
-#define PERFEVTSEL_OS          (1ull << 17)
-#define PERFEVTSEL_EDGE        (1ull << 18)
-#define PERFEVTSEL_PC          (1ull << 19)
-#define PERFEVTSEL_INT         (1ull << 20)
-#define PERFEVTSEL_ANY         (1ull << 21)
-#define PERFEVTSEL_EN          (1ull << 22)
-#define PERFEVTSEL_INV         (1ull << 23)
-#define PERFEVTSEL_CMASK_SHIFT 24
 #define PERFEVTSEL_CMASK_MASK  (0xFFull << PERFEVTSEL_CMASK_SHIFT)
 #define PERFEVTSEL_IN_TX       (1ull << 32) /* TSX filters (SDM "Performance Monitoring */
 #define PERFEVTSEL_IN_TXCP     (1ull << 33) /*  and Intel TSX"): no nanoBench modifier */
-
-/* PERF_CTLx, AMD APM vol. 2, "Core Performance Event-Select Registers". */
-#define PERF_CTL_EVENT_LO_MASK  0xFFull
-#define PERF_CTL_UMASK_SHIFT    8
+#define PERF_CTL_EVENT_LO_MASK  AMD_PERF_CTL_EVENT_LO_MASK
+#define PERF_CTL_UMASK_SHIFT    AMD_PERF_CTL_UMASK_SHIFT
 #define PERF_CTL_UMASK_MASK     (0xFFull << PERF_CTL_UMASK_SHIFT)
-#define PERF_CTL_USR            (1ull << 16)
-#define PERF_CTL_OS             (1ull << 17)
-#define PERF_CTL_EDGE           (1ull << 18)
-#define PERF_CTL_INT            (1ull << 20)
-#define PERF_CTL_EN             (1ull << 22)
-#define PERF_CTL_INV            (1ull << 23)
-#define PERF_CTL_CMASK_SHIFT    24
+#define PERF_CTL_USR            AMD_PERF_CTL_USR
+#define PERF_CTL_OS             AMD_PERF_CTL_OS
+#define PERF_CTL_EDGE           AMD_PERF_CTL_EDGE
+#define PERF_CTL_INT            AMD_PERF_CTL_INT
+#define PERF_CTL_EN             AMD_PERF_CTL_EN
+#define PERF_CTL_INV            AMD_PERF_CTL_INV
+#define PERF_CTL_CMASK_SHIFT    AMD_PERF_CTL_CMASK_SHIFT
 #define PERF_CTL_CMASK_MASK     (0xFFull << PERF_CTL_CMASK_SHIFT)
-#define PERF_CTL_EVENT_HI_SHIFT 32
+#define PERF_CTL_EVENT_HI_SHIFT AMD_PERF_CTL_EVENT_HI_SHIFT
 #define PERF_CTL_EVENT_HI_MASK  (0xFull << PERF_CTL_EVENT_HI_SHIFT)
 /* nanoBench writes the AMD counter mask into 7 bits (PERF_CTL[30:24]). */
 #define AMD_CMASK_MAX 0x7F
