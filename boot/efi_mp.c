@@ -75,8 +75,24 @@ int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
     if (!mp || cpu >= efi_cpu_count(ctx))
         return NB_EINVAL;
     struct ap_call call = { fn, arg };
-    /* Blocking mode (no wait event, no timeout): returns when the AP is done. */
-    EFI_STATUS status = mp->StartupThisAP(mp, ap_entry, cpu, NULL, 0, &call, NULL);
+    /*
+     * Non-blocking mode with a wait event, then WaitForEvent: the boot
+     * processor halts in the firmware's idle loop instead of spinning on the
+     * AP's state (PI 1.7 vol. 2, 13.4.5). Spinning starves the AP under an
+     * emulator that runs all processors on one thread (QEMU TCG with -icount).
+     */
+    EFI_EVENT done;
+    EFI_STATUS status = BS->CreateEvent(0, 0, NULL, NULL, &done);
+    if (EFI_ERROR(status)) {
+        efi_log_status("CreateEvent for MP services", status);
+        return NB_EINVAL;
+    }
+    status = mp->StartupThisAP(mp, ap_entry, cpu, done, 0, &call, NULL);
+    if (!EFI_ERROR(status)) {
+        UINTN index;
+        status = BS->WaitForEvent(1, &done, &index);
+    }
+    BS->CloseEvent(done);
     if (EFI_ERROR(status)) {
         efi_log_status("MP services StartupThisAP", status);
         return NB_EINVAL;
