@@ -3,6 +3,7 @@
 #   make run    install what is missing, build, boot configs/default.suite under QEMU
 #   make test   install what is missing, build, run every test
 #   make image  build images/nanobench.img from configs/default.suite (for dd to a USB stick)
+#   make fuzz   run every libFuzzer target for FUZZ_SECONDS (default 60) each
 #
 # Only Debian packages are needed; tools/install-deps.sh installs the missing ones.
 
@@ -33,6 +34,7 @@ deps:
 include boot/boot.mk
 include tests/unit/unit.mk
 include tools/gen_configs.mk
+include tests/fuzz/fuzz.mk
 
 host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
 
@@ -57,6 +59,7 @@ qemu-test: deps all
 test: deps all efi-check
 	$(MAKE) --no-print-directory gen-configs-check
 	$(MAKE) --no-print-directory unit-test
+	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test
 
 clean:

@@ -336,6 +336,8 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
 
     /* Values per event, in config order; RDTSC and fixed counters from group 0. */
     static int64_t event_values[PMU_MAX_EVENTS];
+    static bool measured[PMU_MAX_EVENTS];
+    nb_memset(measured, 0, sizeof(measured));
     struct bench_result first;
     struct counter_read reads[NB_MAX_COUNTERS];
     for (size_t g = 0; g < n_groups; g++) {
@@ -351,8 +353,10 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         if (g == 0)
             first = result;
         size_t skip = bench->n_reads - (group ? group->n : 0);
-        for (unsigned k = 0; group && k < group->n; k++)
+        for (unsigned k = 0; group && k < group->n; k++) {
             event_values[group->event_index[k]] = result.values[skip + k];
+            measured[group->event_index[k]] = true;
+        }
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
     size_t n_fixed = first.n - (n_events ? env->groups[0].n : 0);
@@ -362,6 +366,12 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         print_value(r, first.names[k], first.values[k], o);
     }
     for (long i = 0; i < n_events; i++) {
+        if (!measured[i]) {
+            /* Only a .CTR beyond the counters -no_mem leaves free can get here. */
+            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters left with -no_mem "
+                           "(not measured)", env->events[i].name, env->events[i].ctr, n_gp);
+            continue;
+        }
         if (o->remove_empty_events && event_values[i] == 0)
             continue;
         print_value(r, env->events[i].name, event_values[i], o);

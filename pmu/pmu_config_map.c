@@ -45,7 +45,7 @@ bool pmu_config_map_lookup(const char *text, size_t len, enum cpu_vendor vendor,
             nb_snprintf(out, cap, "configs/cfg_%s_common.txt", ecore ? w[4] : w[3]);
             return true;
         }
-        s = line_end + 1;
+        s = line_end < end ? line_end + 1 : end;
     }
     return false;
 }

@@ -13,6 +13,7 @@ PACKAGES=(
     qemu-system-x86 ovmf            # boot the image at a desk and in CI
     mtools dosfstools gdisk         # build the GPT + FAT32 image without root or loop devices
     libpfm4-dev                     # event tables for tools/gen_configs (make configs)
+    clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     "$@"
 )
 

@@ -1,7 +1,7 @@
 # tests/fuzz/fuzz.mk — libFuzzer targets for every parser that reads untrusted
 # text (suite files, options, event configs, MSR configs, cpu_map.txt), built
 # with clang and the address and undefined-behaviour sanitizers and run on the
-# Linux host. Each target links only the kernel/ and pmu/ sources it needs.
+# Linux host. Each target links only the kernel/ and pmu/ objects it needs.
 #
 # Include it from the top-level Makefile and run make from the repository root:
 #     include tests/fuzz/fuzz.mk
@@ -21,6 +21,7 @@
 # tests/fuzz/<target>.dict; findings land in build/fuzz/artifacts/<target>/.
 
 FUZZ_CC      ?= clang
+FUZZ_AR      ?= ar
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_BUILD   := build/fuzz
@@ -31,12 +32,11 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 
 FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config
 
-# What each target links besides its own tests/fuzz/<target>.c.
-fuzz_suite_SRCS      := kernel/suite.c kernel/bench_options.c kernel/nb_arena.c kernel/nb_text.c
-fuzz_options_SRCS    := kernel/bench_options.c kernel/nb_text.c
-fuzz_pmu_config_SRCS := pmu/pmu_event.c pmu/pmu_schedule.c kernel/nb_text.c
-fuzz_config_map_SRCS := pmu/pmu_config_map.c kernel/nb_text.c
-fuzz_msr_config_SRCS := pmu/pmu_msr_config.c kernel/nb_text.c
+# Every kernel/ and pmu/ source goes into one archive; the linker takes from it
+# only the objects a target references (fuzz_options gets bench_options.o and
+# nb_text.o, nothing else), and a file split in two needs no edit here.
+FUZZ_LIB_SRCS := $(wildcard kernel/*.c pmu/*.c)
+FUZZ_LIB      := $(FUZZ_BUILD)/libnb_fuzz.a
 
 FUZZ_BINS := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
 
@@ -64,11 +64,12 @@ fuzz-crashes: fuzz-build
 fuzz-deps:
 	@tools/install-deps.sh clang libclang-rt-14-dev
 
-define FUZZ_TARGET_RULE
-$(FUZZ_BUILD)/$(1): $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,tests/fuzz/$(1).c $($(1)_SRCS))
-	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$^
-endef
-$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULE,$(t))))
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
+
+$(FUZZ_LIB): $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRCS))
+	rm -f $@
+	$(FUZZ_AR) rcs $@ $^
 
 $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
