@@ -216,7 +216,7 @@ static size_t csv_field(char *out, size_t cap, const char *text)
 {
     bool quote = false;
     for (const char *c = text; *c; c++)
-        quote |= (*c == ',' || *c == '"' || *c == '\n');
+        quote |= (*c == ',' || *c == '"' || *c == '\n' || *c == '\r');
     size_t n = 0;
     if (quote && n + 1 < cap)
         out[n++] = '"';

@@ -92,11 +92,18 @@ static int join_lines(char *copy, size_t len, struct logical_line *lines)
             char c = copy[i];
             if (c == '\n') {
                 line_no++;
-                /* A backslash before the newline (spaces allowed) continues. */
+                /*
+                 * A backslash before the newline (spaces allowed) continues,
+                 * except on a comment line: a comment never swallows the next line.
+                 */
                 char *end = w;
                 while (end > l->text && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
                     end--;
-                if (end > l->text && end[-1] == '\\') {
+                const char *first = l->text;
+                while (first < end && (*first == ' ' || *first == '\t'))
+                    first++;
+                bool comment = first < end && *first == '#';
+                if (!comment && end > l->text && end[-1] == '\\') {
                     w = end - 1;
                     *w++ = ' ';
                     i++;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "nb_arena.h"
+#include "nb_platform.h" /* NB_* status codes */
 
 #define SUITE_NAME_MAX 64
 

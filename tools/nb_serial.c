@@ -33,7 +33,7 @@ struct parser {
 /* RFC 4180 quoting, as the image writes its CSV. */
 static void csv_field(FILE *f, const char *s, size_t n)
 {
-    bool quote = memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n);
+    bool quote = memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n);
     if (quote)
         fputc('"', f);
     for (size_t i = 0; i < n; i++) {

@@ -239,3 +239,19 @@ NB_TEST(suite_name_rules)
     CHECK(!suite_name_valid("a/b"));
     CHECK(!suite_name_valid("ä"));
 }
+
+NB_TEST(suite_comment_ending_in_backslash_does_not_continue)
+{
+    /* A shell-style comment never swallows the next line, even with a trailing backslash. */
+    const char *text = "# disabled: -asm \"nop\" \\\n"
+                       "kept: -unroll_count 3\n";
+    struct nb_arena arena;
+    static uint8_t memory[65536];
+    nb_arena_init(&arena, memory, sizeof(memory));
+    struct suite suite;
+    REQUIRE(suite_parse(text, strlen(text), &arena, &suite) == NB_OK);
+    REQUIRE(suite.count == 1);
+    CHECK_EQ_STR(suite.entries[0].name, "kept");
+    CHECK_EQ_INT(suite.entries[0].line, 2);
+    CHECK_EQ_INT(suite.entries[0].argc, 2);
+}
