@@ -33,16 +33,22 @@ static void skylake(struct host_platform *h, uint32_t core_type)
                      "# test map\nintel 6 0x55 Skylake\namd 0x19 0x21 Zen3\n");
 }
 
+/* What nb_run_image does first: identify the machine, then bring up the counters. */
+static void bring_up(struct host_platform *h, struct report *r, struct counter_env *env)
+{
+    struct machine_info m;
+    machine_identify(&h->p, &m);
+    report_init(r, &h->p);
+    counters_init(env, &h->p, &m, r);
+}
+
 NB_TEST(counters_init_probes_and_picks_the_default_config)
 {
     struct host_platform h;
     skylake(&h, 0);
-    struct machine_info m;
-    machine_identify(&h.p, &m);
     struct report r;
-    report_init(&r, &h.p);
     struct counter_env env;
-    counters_init(&env, &h.p, &m, &r);
+    bring_up(&h, &r, &env);
     CHECK(env.usable);
     CHECK_EQ_STR(host_text(&h), "power: turbo off, HWP off, APERF/MPERF no\n"
                                 "smi: not checked (the code does not run in ring 0)\n"
@@ -61,12 +67,9 @@ NB_TEST(counters_init_unknown_model_uses_architectural_events)
     struct host_platform h;
     skylake(&h, 0);
     host_cpuid_set(&h, 1, 0, 0x000A0671, 0, 0, 1u << 4); /* family 6 model 0xA7: not in the map */
-    struct machine_info m;
-    machine_identify(&h.p, &m);
     struct report r;
-    report_init(&r, &h.p);
     struct counter_env env;
-    counters_init(&env, &h.p, &m, &r);
+    bring_up(&h, &r, &env);
     CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"));
     counters_finish(&env);
     host_platform_free(&h);
@@ -77,12 +80,9 @@ NB_TEST(counters_init_without_counting_pmu_says_why)
     struct host_platform h;
     skylake(&h, 0);
     h.on_msr_write = NULL; /* counters keep values but never count */
-    struct machine_info m;
-    machine_identify(&h.p, &m);
     struct report r;
-    report_init(&r, &h.p);
     struct counter_env env;
-    counters_init(&env, &h.p, &m, &r);
+    bring_up(&h, &r, &env);
     CHECK(!env.usable);
     CHECK_EQ_STR(host_text(&h), "power: turbo off, HWP off, APERF/MPERF no\n"
                                 "smi: not checked (the code does not run in ring 0)\n"
