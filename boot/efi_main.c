@@ -16,6 +16,7 @@
 #include "efi_cpu.h"
 #include "efi_file.h"
 #include "efi_finish.h"
+#include "efi_lapic.h"
 #include "efi_memory.h"
 #include "efi_mp.h"
 #include "efi_serial.h"
@@ -48,6 +49,9 @@ static const struct nb_platform efi_platform = {
     .read_msr = efi_read_msr,
     .write_msr = efi_write_msr,
     .read_tsc = efi_read_tsc,
+    .lapic_read = efi_lapic_read,
+    .lapic_write = efi_lapic_write,
+    .lapic_mmio_base = efi_lapic_mmio_base,
     .stall_us = efi_stall_us,
     .cpu_count = efi_cpu_count,
     .current_cpu = efi_current_cpu,

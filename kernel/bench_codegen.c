@@ -3,6 +3,7 @@
  */
 #include "bench_codegen.h"
 #include "nb_text.h"
+#include "watchdog.h"
 #include "x86_emit.h"
 
 #include <stddef.h>
@@ -62,7 +63,7 @@ static bool firmware_vector(unsigned vector)
  * the data page: a fault ends the run cleanly whatever state the code left.
  * The code selector is copied from CS at run time (it may differ per processor).
  */
-static void emit_install_idt(struct x86_emitter *e, uint8_t *buf)
+static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_sidt_rip(e, DATA(buf, firmware_idtr));
     x86_mov_reg64_from_rip(e, RAX, DATA(buf, firmware_idtr) + 2); /* firmware IDT base */
@@ -80,8 +81,35 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf)
         if (!firmware_vector(v))
             x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * v + 2, RAX);
     }
+    if (p->watchdog) {
+        x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * WATCHDOG_VECTOR + 2, RAX);
+        x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR + 2, RAX);
+    }
     x86_lidt_rip(e, DATA(buf, idtr));
     x86_mov_rip_simm32(e, DATA(buf, fault_happened), 0);
+}
+
+/* xAPIC timer initial-count register, and its x2APIC MSR (SDM vol. 3A tables 11-1, 11-6). */
+#define LAPIC_TIMER_INITIAL 0x380u
+#define MSR_X2APIC_TIMER_INITIAL 0x838u
+
+/* Writes `count` (from the data page, or 0) to the APIC timer's initial count. */
+static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p,
+                             bool stop)
+{
+    if (stop)
+        x86_xor_reg32(e, RCX);
+    else
+        x86_mov_reg32_from_rip(e, RCX, DATA(buf, watchdog_count));
+    if (p->lapic_mmio_base) {
+        x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_INITIAL);
+        x86_mov_mem_rax_from_reg32(e, RCX);
+    } else {
+        x86_bytes(e, "\x89\xC8", 2); /* mov eax, ecx */
+        x86_xor_reg32(e, RDX);
+        x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_INITIAL);
+        x86_wrmsr(e);
+    }
 }
 
 static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
@@ -93,7 +121,12 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
         x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
     x86_fxsave64_rip(e, DATA(buf, fxsave));
     if (p->catch_faults)
-        emit_install_idt(e, buf);
+        emit_install_idt(e, buf, p);
+    if (p->catch_faults && p->watchdog) {
+        /* Only the watchdog's vector can arrive now (watchdog_arm), and only into our IDT. */
+        emit_timer_count(e, buf, p, false);
+        x86_sti(e);
+    }
 
     x86_mov_reg64_imm64(e, R14, p->areas.r14);
     x86_mov_reg64_imm64(e, RDI, p->areas.rdi);
@@ -109,6 +142,10 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
 static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     uintptr_t start = x86_here(e);
+    if (p->catch_faults && p->watchdog) {
+        x86_cli(e);
+        emit_timer_count(e, buf, p, true);
+    }
     if (p->catch_faults)
         x86_lidt_rip(e, DATA(buf, firmware_idtr));
     x86_fxrstor64_rip(e, DATA(buf, fxsave));
@@ -142,7 +179,8 @@ static void write_gate(uint8_t *gate, uintptr_t handler)
  * the vector) and a common part that records vector, error code, faulting
  * RIP and CR2, then jumps to the epilogue.
  */
-static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t recovery)
+static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t recovery,
+                             const struct codegen_params *p)
 {
     uintptr_t common = x86_here(e);
     x86_pop_reg64(e, RAX);
@@ -157,6 +195,23 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
     x86_jmp_rel32(e, recovery);
 
     struct codegen_data *data = (struct codegen_data *)buf;
+    /* Gates above 31 are not present (an interrupt there is a #NP fault)... */
+    if (!e->overflow)
+        nb_memset(data->idt + IDT_GATE_SIZE * CODEGEN_IDT_VECTORS, 0,
+                  IDT_GATE_SIZE * (CODEGEN_IDT_ENTRIES - CODEGEN_IDT_VECTORS));
+    /* ...but the watchdog's, which ends the run, and the spurious vector, which is ignored. */
+    if (p->watchdog) {
+        uintptr_t timeout = x86_here(e);
+        x86_push_imm8(e, 0);
+        x86_push_imm32(e, (int32_t)WATCHDOG_VECTOR);
+        x86_jmp_rel32(e, common);
+        uintptr_t spurious = x86_here(e);
+        x86_iretq(e);
+        if (!e->overflow) {
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious);
+        }
+    }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
         if (firmware_vector(v))
             continue;
@@ -168,7 +223,7 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
         if (!e->overflow)
             write_gate(data->idt + IDT_GATE_SIZE * v, stub);
     }
-    uint16_t limit = CODEGEN_IDT_VECTORS * IDT_GATE_SIZE - 1;
+    uint16_t limit = CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE - 1;
     uint64_t base = (uint64_t)(uintptr_t)data->idt;
     data->idtr[0] = (uint8_t)limit;
     data->idtr[1] = (uint8_t)(limit >> 8);
@@ -181,7 +236,7 @@ static void emit_tail(struct x86_emitter *e, uint8_t *buf, const struct codegen_
 {
     uintptr_t recovery = emit_epilogue(e, buf, p);
     if (p->catch_faults)
-        emit_fault_stubs(e, buf, recovery);
+        emit_fault_stubs(e, buf, recovery, p);
     if (layout)
         layout->code_end = x86_here(e);
 }

@@ -30,16 +30,18 @@
 #include "bench_options.h"
 #include "counter_read.h"
 
-#define CODEGEN_CODE_OFFSET 4096
+#define CODEGEN_CODE_OFFSET 8192 /* the data (two pages: the IDT has 256 gates) */
 
 /* Exceptions the benchmark code can raise: vectors 0-31 (SDM vol. 3A 6.3.1). */
 #define CODEGEN_IDT_VECTORS 32
+/* The whole IDT: an interrupt above 31 must find a gate (present or not) too. */
+#define CODEGEN_IDT_ENTRIES 256
 #define IDT_GATE_SIZE 16
 
 /* The data page at the start of the buffer. */
 struct codegen_data {
     uint8_t fxsave[512];    /* FXSAVE64 area, must be 16-byte aligned (offset 0) */
-    uint8_t idt[CODEGEN_IDT_VECTORS * IDT_GATE_SIZE]; /* our gates while the code runs */
+    uint8_t idt[CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE]; /* our gates while the code runs */
     uint64_t saved_gpr[16]; /* indexed by enum x86_reg */
     uint64_t scratch_rax, scratch_rcx, scratch_rdx;
     uint64_t m1[NB_MAX_COUNTERS];
@@ -48,6 +50,7 @@ struct codegen_data {
     uint8_t firmware_idtr[16]; /* what SIDT found; restored before returning */
     /* Set by the exception stubs; fault_happened is cleared by every run's prologue. */
     uint64_t fault_happened, fault_vector, fault_error, fault_rip, fault_cr2;
+    uint64_t watchdog_count; /* APIC timer count each run arms (watchdog.h) */
 };
 
 /* Where the parts of the benchmark landed, to say where a fault happened. */
@@ -73,6 +76,8 @@ struct codegen_params {
     bool no_mem;          /* -no_mem: counters accumulate in R8..R13, no memory access */
     bool mask_interrupts; /* false only in host tests, which run in user mode */
     bool catch_faults;    /* install our IDT while the code runs (ring 0 only) */
+    bool watchdog;        /* arm the APIC timer and enable interrupts (needs catch_faults) */
+    uint64_t lapic_mmio_base; /* xAPIC registers, or 0 for x2APIC MSRs */
     const struct counter_read *reads;
     size_t n_reads;
     struct codegen_areas areas;

@@ -51,6 +51,7 @@ static void set_config(struct bench_options *o, int64_t n, const char *t) { (voi
 static void set_msr_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->msr_config_path = t; }
 static void set_no_mem(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_mem = true; }
 static void set_cpu(struct bench_options *o, int64_t n, const char *t) { (void)t; o->cpu = n; }
+static void set_timeout(struct bench_options *o, int64_t n, const char *t) { (void)t; o->timeout = n; }
 static void set_fixed(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->fixed_counters = true; }
 static void set_remove_empty(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->remove_empty_events = true; }
 static void set_plan(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->plan = true; }
@@ -89,6 +90,7 @@ static const struct option_def OPTIONS[] = {
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
     { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
+    { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
@@ -121,6 +123,7 @@ void bench_options_init(struct bench_options *o)
     o->finish = NB_FINISH_SHUTDOWN;
     o->icount = -1;
     o->cpu = -1;
+    o->timeout = OPT_TIMEOUT_DEFAULT;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)

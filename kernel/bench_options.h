@@ -51,6 +51,8 @@ enum option_scope {
 #define OPT_ALIGNMENT_OFFSET_MAX 4095LL
 #define OPT_ICOUNT_MAX 10LL
 #define OPT_CPU_MAX 4095LL
+#define OPT_TIMEOUT_DEFAULT 10
+#define OPT_TIMEOUT_MAX 86400LL
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -75,6 +77,7 @@ struct bench_options {
     bool remove_empty_events;
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
+    int64_t timeout; /* -timeout: seconds of TSC time a benchmark may take (watchdog.h) */
 
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;

@@ -83,10 +83,27 @@ static void dump_measurements(struct bench_context *c, const char *which, int64_
  * Runs a batch on the benchmark's processor. Returns NB_OK, or NB_EFAULT with
  * the fault described in `error` (the run is named by `run`).
  */
+/* The benchmark's time budget, in TSC ticks, and when it started. */
+struct budget {
+    bool on;
+    uint64_t start, ticks;
+    int64_t seconds;
+};
+
 static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
                      const struct codegen_layout *layout, const char *run, int64_t warm_up,
-                     int64_t n, int64_t *const *values, char *error, size_t error_cap)
+                     int64_t n, int64_t *const *values, char *error, size_t error_cap,
+                     struct budget *budget)
 {
+    if (budget->on) {
+        uint64_t used = c->cpu_p->read_tsc(c->cpu_p->ctx) - budget->start;
+        if (used >= budget->ticks) {
+            nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)",
+                        (long long)budget->seconds, run);
+            return NB_EFAULT;
+        }
+        data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
+    }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
                            c->smi_check, 0, false };
     data->fault_happened = 0;
@@ -98,7 +115,11 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
         return NB_EINVAL;
     }
     if (run_batch_faulted(data)) {
-        fault_describe(error, error_cap, data, layout, run);
+        if (budget->on && data->fault_vector == WATCHDOG_VECTOR)
+            nb_snprintf(error, error_cap, "timeout after %lld s (in the %s)",
+                        (long long)budget->seconds, run);
+        else
+            fault_describe(error, error_cap, data, layout, run);
         return NB_EFAULT;
     }
     return NB_OK;
@@ -149,6 +170,17 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     init_params(c, o, code, &params);
     params.reads = reads;
     params.n_reads = n_all;
+
+    struct budget budget = { false, 0, 0, o->timeout };
+    bool watchdog = c->watchdog && c->watchdog->available && c->catch_faults && c->tsc_hz;
+    if (watchdog) {
+        params.watchdog = true;
+        params.lapic_mmio_base = c->watchdog->mmio_base;
+        watchdog_arm(c->watchdog, c->cpu_p);
+        budget.on = true;
+        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
+        budget.start = c->cpu_p->read_tsc(c->cpu_p->ctx);
+    }
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
 
@@ -196,7 +228,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         if ((status = run_batch(c, once, data, &layout, "one-time init", 0, 1, NULL, error,
-                                error_cap)) != NB_OK)
+                                error_cap, &budget)) != NB_OK)
             goto out;
     }
 
@@ -208,7 +240,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         if ((status = run_batch(c, warm, data, &layout, "initial warm-up", 0,
-                                o->initial_warm_up_count, NULL, error, error_cap)) != NB_OK)
+                                o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
             goto out;
     }
 
@@ -222,7 +254,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         if ((status = run_batch(c, fn, data, &layout, run == 0 ? "base run" : "main run",
-                                o->warm_up_count, n, values[run], error, error_cap)) != NB_OK)
+                                o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
         if (o->verbose)
             dump_measurements(c, run == 0 ? "base" : "main", copies[run], values[run], n);
@@ -238,6 +270,10 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
+    if (watchdog)
+        watchdog_disarm(c->watchdog, c->cpu_p,
+                        buf && ((struct codegen_data *)buf)->fault_happened &&
+                            ((struct codegen_data *)buf)->fault_vector == WATCHDOG_VECTOR);
     c->smi_check = saved_smi_check;
     if (store)
         p->free_mem(p->ctx, store, store_bytes);

@@ -15,6 +15,7 @@
 #include "counter_read.h"
 #include "nb_platform.h"
 #include "nb_report.h"
+#include "watchdog.h"
 
 /* nanoBench's memory areas: R14, RDI, RSI, RBP and RSP point to the middle of one each. */
 #define BENCH_AREA_SIZE (1024u * 1024u)
@@ -35,6 +36,13 @@ struct bench_context {
      * happened is discarded and repeated, at most n_measurements times per run.
      */
     bool smi_check;
+    /*
+     * Hang watchdog (watchdog.h), or NULL. `cpu_p` runs processor-specific
+     * calls (the local APIC, the TSC) on the benchmark's processor.
+     */
+    struct watchdog *watchdog;
+    const struct nb_platform *cpu_p;
+    uint64_t tsc_hz;
     unsigned smi_discarded;  /* since the caller last cleared it */
     bool smi_unavoidable;    /* repeats ran out: some kept measurements saw an SMI */
 };

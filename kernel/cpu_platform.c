@@ -27,7 +27,8 @@ int nb_run_on_cpu(const struct nb_platform *p, unsigned cpu, void (*fn)(void *ar
 /* One forwarded call: which operation, its arguments and its result. */
 struct remote_call {
     const struct nb_platform *base;
-    enum { CALL_CPUID, CALL_READ_MSR, CALL_WRITE_MSR, CALL_READ_TSC } op;
+    enum { CALL_CPUID, CALL_READ_MSR, CALL_WRITE_MSR, CALL_READ_TSC, CALL_LAPIC_READ,
+           CALL_LAPIC_WRITE, CALL_LAPIC_BASE } op;
     uint32_t a, b;
     uint64_t value;
     uint32_t *regs;
@@ -43,6 +44,14 @@ static void remote_entry(void *arg)
     case CALL_READ_MSR: c->status = base->read_msr(base->ctx, c->a, &c->value); break;
     case CALL_WRITE_MSR: c->status = base->write_msr(base->ctx, c->a, c->value); break;
     case CALL_READ_TSC: c->value = base->read_tsc(base->ctx); break;
+    case CALL_LAPIC_READ: {
+        uint32_t v = 0;
+        c->status = base->lapic_read(base->ctx, c->a, &v);
+        c->value = v;
+        break;
+    }
+    case CALL_LAPIC_WRITE: c->status = base->lapic_write(base->ctx, c->a, (uint32_t)c->value); break;
+    case CALL_LAPIC_BASE: c->value = base->lapic_mmio_base(base->ctx); break;
     }
 }
 
@@ -78,6 +87,27 @@ static int remote_write_msr(void *ctx, uint32_t msr, uint64_t value)
 static uint64_t remote_read_tsc(void *ctx)
 {
     struct remote_call c = { .op = CALL_READ_TSC };
+    forward(ctx, &c);
+    return c.value;
+}
+
+static int remote_lapic_read(void *ctx, uint32_t reg, uint32_t *value)
+{
+    struct remote_call c = { .op = CALL_LAPIC_READ, .a = reg };
+    int st = forward(ctx, &c);
+    *value = st == NB_OK ? (uint32_t)c.value : 0;
+    return st;
+}
+
+static int remote_lapic_write(void *ctx, uint32_t reg, uint32_t value)
+{
+    struct remote_call c = { .op = CALL_LAPIC_WRITE, .a = reg, .value = value };
+    return forward(ctx, &c);
+}
+
+static uint64_t remote_lapic_mmio_base(void *ctx)
+{
+    struct remote_call c = { .op = CALL_LAPIC_BASE };
     forward(ctx, &c);
     return c.value;
 }
@@ -142,6 +172,11 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
     p->read_msr = remote_read_msr;
     p->write_msr = remote_write_msr;
     p->read_tsc = remote_read_tsc;
+    if (base->lapic_read) {
+        p->lapic_read = remote_lapic_read;
+        p->lapic_write = remote_lapic_write;
+        p->lapic_mmio_base = remote_lapic_mmio_base;
+    }
     p->cpu_count = remote_cpu_count;
     p->current_cpu = remote_current_cpu;
     p->run_on_cpu = remote_run_on_cpu;

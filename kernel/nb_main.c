@@ -18,6 +18,7 @@
 #include "nb_text.h"
 #include "nb_version.h"
 #include "suite.h"
+#include "watchdog.h"
 
 #define TSC_CALIBRATION_MS 50
 #define PATH_MAX_LEN 256
@@ -27,6 +28,8 @@ struct run_state {
     struct report report;
     struct bench_context bench;
     struct counter_env counters;
+    struct watchdog watchdog;
+    uint64_t tsc_hz;
     enum nb_finish_action finish;
     /* Machine-reset resume (nb_resume.h). */
     struct resume_state state;
@@ -51,6 +54,16 @@ static void print_fingerprint(struct run_state *s)
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
     counters_init(&s->counters, s->p, &m, &s->report);
+    s->tsc_hz = m.tsc_hz;
+    /* The watchdog needs our IDT in the generated code, so ring 0 only. */
+    if (s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p))
+        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128); a benchmark is "
+                                "stopped after -timeout seconds (default %d)",
+                    (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
+    else
+        report_line(&s->report, "watchdog: none (%s); a benchmark that never ends needs a reset",
+                    !s->p->ring0 ? "not in ring 0" : !m.tsc_hz ? "unknown TSC frequency"
+                                                            : "no usable local APIC timer");
 }
 
 /* Parses the options of one entry; on error reports which line caused it. */
@@ -135,9 +148,12 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     if (!here)
         counters_init(&env, &cp.p, &m, &s->report);
     unsigned saved_cpu = s->bench.cpu;
+    const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
+    s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     counters_measure(counters, &s->bench, o, code, &s->report);
     s->bench.cpu = saved_cpu;
+    s->bench.cpu_p = saved_cpu_p;
     if (!here)
         counters_finish(&env);
 }
@@ -323,6 +339,9 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.report = &s.report;
         s.bench.mask_interrupts = true;
         s.bench.catch_faults = p->ring0;
+        s.bench.cpu_p = p;
+        s.bench.tsc_hz = s.tsc_hz;
+        s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         run_suite(&s, text, len);
         bench_context_free(&s.bench);
     }

@@ -82,6 +82,16 @@ struct nb_platform {
     int (*read_msr)(void *ctx, uint32_t msr, uint64_t *value);
     int (*write_msr)(void *ctx, uint32_t msr, uint64_t value);
 
+    /*
+     * The current processor's local APIC, by xAPIC register offset (SDM vol.
+     * 3A table 11-1); the platform uses MMIO or, in x2APIC mode, MSR
+     * 800H + offset/16. NB_EUNSUPP when there is no enabled local APIC.
+     */
+    int (*lapic_read)(void *ctx, uint32_t reg, uint32_t *value);
+    int (*lapic_write)(void *ctx, uint32_t reg, uint32_t value);
+    /* Where the xAPIC registers are mapped, for generated code; 0 in x2APIC mode or without one. */
+    uint64_t (*lapic_mmio_base)(void *ctx);
+
     /* Clock: the time-stamp counter, and a busy wait of the firmware's own timer. */
     uint64_t (*read_tsc)(void *ctx);
     void (*stall_us)(void *ctx, uint32_t microseconds);

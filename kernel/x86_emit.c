@@ -292,6 +292,33 @@ void x86_lidt_rip(struct x86_emitter *e, uintptr_t target)
 void x86_mov_rax_cr2(struct x86_emitter *e) { x86_bytes(e, "\x0F\x20\xD0", 3); }
 void x86_mov_rax_cs(struct x86_emitter *e) { x86_bytes(e, "\x48\x8C\xC8", 3); }
 
+void x86_mov_reg32_from_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_R);
+    x86_u8(e, 0x8B); /* MOV r32, r/m32 */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_mov_mem_rax_from_reg32(struct x86_emitter *e, enum x86_reg reg)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_R);
+    x86_u8(e, 0x89); /* MOV r/m32, r32 with mod=00, r/m=RAX */
+    x86_u8(e, (uint8_t)((reg & 7) << 3));
+}
+
+void x86_push_imm32(struct x86_emitter *e, int32_t imm)
+{
+    x86_u8(e, 0x68);
+    emit_u32(e, (uint32_t)imm);
+}
+
+void x86_wrmsr(struct x86_emitter *e) { x86_bytes(e, "\x0F\x30", 2); }
+void x86_sti(struct x86_emitter *e) { x86_u8(e, 0xFB); }
+void x86_iretq(struct x86_emitter *e) { x86_bytes(e, "\x48\xCF", 2); }
+
 void x86_lfence(struct x86_emitter *e) { x86_bytes(e, "\x0F\xAE\xE8", 3); }
 void x86_rdtsc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x31", 2); }
 void x86_rdpmc(struct x86_emitter *e) { x86_bytes(e, "\x0F\x33", 2); }

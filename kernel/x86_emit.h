@@ -81,6 +81,15 @@ void x86_lidt_rip(struct x86_emitter *e, uintptr_t target);
 void x86_mov_rax_cr2(struct x86_emitter *e);
 /* mov rax, cs (zero-extended selector) */
 void x86_mov_rax_cs(struct x86_emitter *e);
+/* mov r32, [rip+target] */
+void x86_mov_reg32_from_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target);
+/* mov dword [rax], r32 */
+void x86_mov_mem_rax_from_reg32(struct x86_emitter *e, enum x86_reg reg);
+/* push imm32 (sign-extended) */
+void x86_push_imm32(struct x86_emitter *e, int32_t imm);
+void x86_wrmsr(struct x86_emitter *e);
+void x86_sti(struct x86_emitter *e);
+void x86_iretq(struct x86_emitter *e);
 void x86_lfence(struct x86_emitter *e);
 void x86_rdtsc(struct x86_emitter *e);
 void x86_rdpmc(struct x86_emitter *e);

@@ -356,6 +356,19 @@ after,RDTSC,32.00" "$(cat "$TMP/reset/run-0001.csv")" || return 1
     [[ ! -e $TMP/reset/run-0002.txt ]] || { echo "the resumed boot started a new run"; return 1; }
 }
 
+# Benchmarks that never end are stopped by the watchdog after -timeout; the
+# next one still measures exactly (and every other test here runs with the
+# watchdog armed, so it never disturbs a normal run).
+test_hangs() {
+    local out rc
+    out=$($NB -suite tests/qemu/hang.suite -icount 4 -results "$TMP/hang" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    expect_eq "results" "$(cat tests/qemu/hang.expected)" "$out" || return 1
+    grep -q '^watchdog: local APIC timer' "$TMP/hang/run-0001.txt" || { echo "no watchdog line"; return 1; }
+    expect_cli_error timeout_zero "nanobench: option -timeout: 0 is out of range (1..86400)" -asm nop -timeout 0
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -372,6 +385,7 @@ run_test cpu_option test_cpu_option
 run_test plan test_plan
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
+run_test hangs test_hangs
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

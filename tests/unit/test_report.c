@@ -23,7 +23,8 @@
     "power: turbo off, HWP off, APERF/MPERF no\n"                                          \
     "smi: not checked (the code does not run in ring 0)\n"                                  \
     "pmu: none usable: CPUID.0AH reports architectural perfmon version 0 with 0 counters "   \
-    "(version 2 or later needed); measuring RDTSC only\n"
+    "(version 2 or later needed); measuring RDTSC only\n"                                   \
+    "watchdog: none (not in ring 0); a benchmark that never ends needs a reset\n"
 #define RESULTS(n)                                                                           \
     "results: nanobench/results/run-" n ".txt, nanobench/results/run-" n ".csv\n"
 #define HEADER(n) BANNER FINGERPRINT RESULTS(n)

@@ -1,0 +1,44 @@
+/*
+ * watchdog.h — bounds a benchmark that never ends (`jmp $`) without ever
+ * interrupting a normal measurement.
+ *
+ * While a benchmark runs on its processor, the local APIC is set so that only
+ * our timer can interrupt: LINT0/LINT1 (the 8259's ExtINT path, NMI) masked,
+ * the task priority raised to 0xE0 so every vector below 0xF0 stays pending,
+ * and the APIC timer in one-shot mode on vector WATCHDOG_VECTOR. The
+ * generated code arms the timer with the remaining budget and enables
+ * interrupts only after loading its own IDT, whose gate WATCHDOG_VECTOR ends
+ * the run like an exception; its epilogue disables interrupts and stops the
+ * timer. Everything is restored afterwards. A run that finishes before the
+ * deadline sees no interrupt at all, so -icount results stay exact.
+ * (SDM vol. 3A 11.5.4 APIC timer, 11.8.3.1 task priority.)
+ */
+#ifndef WATCHDOG_H
+#define WATCHDOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nb_platform.h"
+
+#define WATCHDOG_VECTOR 0xF0u
+#define WATCHDOG_SPURIOUS_VECTOR 0xFFu
+
+struct watchdog {
+    bool available;
+    uint64_t apic_hz;      /* APIC timer ticks per second at our divider */
+    uint64_t mmio_base;    /* for the generated code; 0 means x2APIC (MSRs) */
+    /* The firmware's settings, restored by watchdog_disarm. */
+    uint32_t saved_tpr, saved_lvt_timer, saved_lint0, saved_lint1, saved_divide, saved_initial;
+};
+
+/* Measures the APIC timer against the firmware's Stall; false without a usable local APIC. */
+bool watchdog_init(struct watchdog *w, const struct nb_platform *p);
+/* Masks the other interrupt sources and points the timer at WATCHDOG_VECTOR (stopped). */
+void watchdog_arm(struct watchdog *w, const struct nb_platform *p);
+/* Stops the timer, acknowledges a delivered watchdog interrupt, restores the firmware's settings. */
+void watchdog_disarm(struct watchdog *w, const struct nb_platform *p, bool fired);
+/* APIC timer ticks for `tsc_ticks` of TSC time at `tsc_hz`, capped to 32 bits. */
+uint32_t watchdog_ticks(const struct watchdog *w, uint64_t tsc_ticks, uint64_t tsc_hz);
+
+#endif

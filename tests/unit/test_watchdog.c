@@ -1,0 +1,117 @@
+/*
+ * test_watchdog.c — the hang watchdog's local APIC programming on a fake
+ * APIC: calibration against the firmware stall, what arming changes (LINT0/1
+ * masked, TPR 0xE0, one-shot timer on vector 0xF0, divide by 128), EOI after
+ * a fired timeout, and the firmware's settings restored exactly.
+ */
+#include "host_platform.h"
+#include "nb_test.h"
+#include "watchdog.h"
+
+#include <string.h>
+
+static uint32_t regs[0x400 / 4];
+static bool eoi_written;
+static uint64_t stalled_us;
+
+static int fake_read(void *ctx, uint32_t reg, uint32_t *value)
+{
+    (void)ctx;
+    /* The current count falls 100 ticks per microsecond stalled (100 MHz after /128). */
+    if (reg == 0x390)
+        *value = regs[0x380 / 4] - (uint32_t)(stalled_us * 100);
+    else
+        *value = regs[reg / 4];
+    return NB_OK;
+}
+
+static int fake_write(void *ctx, uint32_t reg, uint32_t value)
+{
+    (void)ctx;
+    if (reg == 0xB0)
+        eoi_written = true;
+    if (reg == 0x380)
+        stalled_us = 0;
+    regs[reg / 4] = value;
+    return NB_OK;
+}
+
+static uint64_t fake_base(void *ctx)
+{
+    (void)ctx;
+    return 0xFEE00000u;
+}
+
+static void fake_stall(void *ctx, uint32_t us)
+{
+    (void)ctx;
+    stalled_us += us;
+}
+
+static void fake_apic(struct host_platform *h)
+{
+    host_platform_init(h);
+    memset(regs, 0, sizeof(regs));
+    eoi_written = false;
+    stalled_us = 0;
+    h->p.lapic_read = fake_read;
+    h->p.lapic_write = fake_write;
+    h->p.lapic_mmio_base = fake_base;
+    h->p.stall_us = fake_stall;
+    /* What a firmware might have: its own periodic timer, ExtINT on LINT0, NMI on LINT1. */
+    regs[0x80 / 4] = 0x10;
+    regs[0x320 / 4] = 0x20068;
+    regs[0x350 / 4] = 0x700;
+    regs[0x360 / 4] = 0x400;
+    regs[0x3E0 / 4] = 0xB;
+    regs[0x380 / 4] = 123456;
+}
+
+NB_TEST(watchdog_calibrates_arms_and_restores)
+{
+    struct host_platform h;
+    fake_apic(&h);
+    struct watchdog w;
+    REQUIRE(watchdog_init(&w, &h.p));
+    CHECK_EQ_U64(w.apic_hz, 100000000u);
+    CHECK_EQ_U64(w.mmio_base, 0xFEE00000u);
+    CHECK_EQ_U64(regs[0x320 / 4], 0x20068); /* calibration left the firmware's timer as it was */
+    CHECK_EQ_U64(regs[0x380 / 4], 123456);
+
+    watchdog_arm(&w, &h.p);
+    CHECK_EQ_U64(regs[0x80 / 4], 0xE0);         /* only vectors 0xF0-0xFF */
+    CHECK_EQ_U64(regs[0x320 / 4], 0xF0);        /* one-shot, unmasked, vector 0xF0 */
+    CHECK_EQ_U64(regs[0x350 / 4], 0x10700);     /* LINT0 masked */
+    CHECK_EQ_U64(regs[0x360 / 4], 0x10400);     /* LINT1 masked */
+    CHECK_EQ_U64(regs[0x3E0 / 4], 0xA);         /* divide by 128 */
+    CHECK_EQ_U64(regs[0x380 / 4], 0);           /* stopped until a run arms it */
+
+    watchdog_disarm(&w, &h.p, true);
+    CHECK(eoi_written);
+    CHECK_EQ_U64(regs[0x80 / 4], 0x10);
+    CHECK_EQ_U64(regs[0x320 / 4], 0x20068);
+    CHECK_EQ_U64(regs[0x350 / 4], 0x700);
+    CHECK_EQ_U64(regs[0x360 / 4], 0x400);
+    CHECK_EQ_U64(regs[0x3E0 / 4], 0xB);
+    CHECK_EQ_U64(regs[0x380 / 4], 123456);
+    host_platform_free(&h);
+}
+
+NB_TEST(watchdog_ticks_from_tsc_time)
+{
+    struct watchdog w = { .available = true, .apic_hz = 100000000u };
+    /* 10 s of a 3 GHz TSC at 100 MHz APIC ticks: 1e9 ticks. */
+    CHECK_EQ_U64(watchdog_ticks(&w, 30000000000ull, 3000000000ull), 1000000000u);
+    CHECK_EQ_U64(watchdog_ticks(&w, 3000000000000ull, 3000000000ull), 0xFFFFFFFFu); /* capped */
+    CHECK_EQ_U64(watchdog_ticks(&w, 1, 3000000000ull), 1u);                     /* never 0 (stopped) */
+}
+
+NB_TEST(watchdog_needs_a_local_apic)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    struct watchdog w;
+    CHECK(!watchdog_init(&w, &h.p)); /* the host fake has no local APIC */
+    CHECK(!w.available);
+    host_platform_free(&h);
+}
