@@ -11,9 +11,9 @@ SHELL := /bin/bash
 CC ?= gcc
 
 HOST_BUILD := build/host
-HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ikernel -Ipmu -Itools
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ilib -Ikernel -Ipmu -Itools
 # Target sources the host tools share (same parsers as the image).
-SHARED_SRCS := kernel/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
+SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
                kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_schedule.c pmu/pmu_session.c \
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
@@ -38,10 +38,10 @@ include tests/fuzz/fuzz.mk
 
 host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
 
-$(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c kernel/nb_text.c \
+$(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c \
                          kernel/serial_frame.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_serial.c tools/host_file.c kernel/serial_frame.c kernel/nb_text.c
+	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c
 
 $(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h)
 	@mkdir -p $(@D)
@@ -57,6 +57,7 @@ qemu-test: deps all
 	tests/qemu/run.sh
 
 test: deps all efi-check
+	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke

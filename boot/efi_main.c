@@ -1,6 +1,6 @@
 /*
  * efi_main.c — UEFI entry point: bring up the platform services, fill the
- * engine's seam (kernel/nb_platform.h), run the suite, finish.
+ * engine's seam (lib/nb_platform.h), run the suite, finish.
  *
  * Built with GNU_EFI_USE_MS_ABI, so firmware calls are plain typed calls
  * through EFIAPI (ms_abi) pointers. efi_main itself is called by gnu-efi's

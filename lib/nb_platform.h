@@ -1,6 +1,7 @@
 /*
  * nb_platform.h — the one seam between the freestanding engine (kernel/, pmu/)
- * and the machine it runs on.
+ * and the machine it runs on. It lives in lib/ with the string helpers, the
+ * only code both kernel/ and pmu/ use (pmu/ must not depend on kernel/).
  *
  * boot/ fills this with UEFI services and real instructions; host unit tests
  * fill it with fakes that record MSR writes, script CPUID answers and keep
