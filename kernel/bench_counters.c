@@ -197,7 +197,7 @@ static void print_value(struct report *r, const char *name, int64_t value, const
     report_value(r, name, text);
 }
 
-static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
+static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC", 64 } };
 
 /* Writes an MSR event's setup; on a fault undoes what was written and returns false. */
 static bool apply_msr_writes(struct counter_env *env, const struct msr_event *ev, uint64_t *saved,
@@ -244,7 +244,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         }
         if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
             continue;
-        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC" }, { READ_MSR, ev->read_msr, ev->name } };
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64 }, { READ_MSR, ev->read_msr, ev->name, 64 } };
         struct bench_result result;
         char error[200];
         bench->reads = reads;

@@ -91,7 +91,7 @@ struct budget {
 };
 
 static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                     const struct codegen_layout *layout, const char *run, int64_t warm_up,
+                     const struct codegen_params *params, const struct codegen_layout *layout, const char *run, int64_t warm_up,
                      int64_t n, int64_t *const *values, char *error, size_t error_cap,
                      struct budget *budget)
 {
@@ -105,7 +105,8 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
         data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
     }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
-                           c->smi_check, 0, false };
+                           c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
+                           c->fake_run_arg };
     data->fault_happened = 0;
     int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
     c->smi_discarded += b.smi_discarded;
@@ -160,7 +161,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
     if (smi_check)
-        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT" };
+        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];
     bool saved_smi_check = c->smi_check;
@@ -227,7 +228,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                           buf_size);
             goto out;
         }
-        if ((status = run_batch(c, once, data, &layout, "one-time init", 0, 1, NULL, error,
+        if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
                                 error_cap, &budget)) != NB_OK)
             goto out;
     }
@@ -239,7 +240,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        if ((status = run_batch(c, warm, data, &layout, "initial warm-up", 0,
+        if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
                                 o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
             goto out;
     }
@@ -253,7 +254,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        if ((status = run_batch(c, fn, data, &layout, run == 0 ? "base run" : "main run",
+        if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
                                 o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
         if (o->verbose)

@@ -50,8 +50,8 @@ static uint64_t amd_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bo
 static size_t amd_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
 {
     (void)d;
-    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF" };
-    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF" };
+    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF", 64 };
+    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF", 64 };
     return 2;
 }
 

@@ -64,7 +64,7 @@ static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *o
                                                          "Reference cycles" };
     size_t n = fixed_used(d);
     for (size_t i = 0; i < n; i++)
-        out[i] = (struct counter_read){ READ_PMC, RDPMC_FIXED | (uint32_t)i, names[i] };
+        out[i] = (struct counter_read){ READ_PMC, RDPMC_FIXED | (uint32_t)i, names[i], d->fixed_width };
     return n;
 }
 

@@ -86,11 +86,12 @@ size_t pmu_group_reads(const struct pmu_session *s, const struct pmu_event *even
                        const struct pmu_group *g, bool fixed, struct counter_read *out)
 {
     size_t n = 0;
-    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC" };
+    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64 };
     if (fixed)
         n += s->ops->fixed_reads(s->d, out + n);
     for (unsigned k = 0; g && k < g->n && n < NB_MAX_COUNTERS; k++)
-        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], events[g->event_index[k]].name };
+        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], events[g->event_index[k]].name,
+                                          s->d->gp_width };
     return n;
 }
 

@@ -463,24 +463,84 @@ void host_msr_fault(struct host_platform *h, uint32_t msr)
     h->faulting[h->n_faulting++] = msr;
 }
 
+static struct host_msr_model *model_of(struct host_platform *h, uint32_t msr)
+{
+    for (size_t i = 0; i < h->n_models; i++) {
+        if (h->models[i].msr == msr)
+            return &h->models[i];
+    }
+    return NULL;
+}
+
+static struct host_msr_model *new_model(struct host_platform *h, uint32_t msr)
+{
+    struct host_msr_model *m = model_of(h, msr);
+    if (!m) {
+        if (h->n_models == HOST_MAX_MSRS)
+            abort();
+        m = &h->models[h->n_models++];
+        *m = (struct host_msr_model){ msr, msr, 64, false, 0 };
+    }
+    return m;
+}
+
+void host_msr_reserved(struct host_platform *h, uint32_t msr, uint64_t reserved)
+{
+    new_model(h, msr)->reserved = reserved;
+}
+
+void host_msr_counter(struct host_platform *h, uint32_t msr, unsigned width)
+{
+    new_model(h, msr)->width = width;
+}
+
+void host_msr_alias(struct host_platform *h, uint32_t alias, uint32_t store, unsigned width,
+                    bool sign_extend_32)
+{
+    struct host_msr_model *m = new_model(h, alias);
+    m->store = store;
+    m->width = width;
+    m->sign_extend_32 = sign_extend_32;
+}
+
+void host_intel_pmcs(struct host_platform *h, unsigned n, unsigned width, bool full_width_writes)
+{
+    for (unsigned i = 0; i < n; i++) {
+        host_msr_alias(h, 0xC1 + i, 0xC1 + i, width, true);
+        if (full_width_writes)
+            host_msr_alias(h, 0x4C1 + i, 0xC1 + i, width, false);
+        else
+            host_msr_fault(h, 0x4C1 + i);
+    }
+}
+
 static int host_read_msr(void *ctx, uint32_t msr, uint64_t *value)
 {
     struct host_platform *h = ctx_of(ctx);
     *value = 0;
     if (msr_faults(h, msr))
         return NB_EFAULT;
-    *value = host_msr_get(h, msr);
+    struct host_msr_model *m = model_of(h, msr);
+    *value = host_msr_get(h, m ? m->store : msr);
     return NB_OK;
 }
 
 static int host_write_msr(void *ctx, uint32_t msr, uint64_t value)
 {
     struct host_platform *h = ctx_of(ctx);
-    if (msr_faults(h, msr))
+    struct host_msr_model *m = model_of(h, msr);
+    if (msr_faults(h, msr) || (m && (value & m->reserved))) {
+        h->n_write_faults++;
         return NB_EFAULT;
+    }
     if (h->n_writes < HOST_MAX_MSR_WRITES)
         h->writes[h->n_writes++] = (struct host_msr_write){ msr, value };
-    host_msr_set(h, msr, value);
+    uint64_t stored = value;
+    if (m && m->sign_extend_32)
+        stored = (uint64_t)(int64_t)(int32_t)(uint32_t)value;
+    if (m && m->width < 64)
+        stored &= (1ull << m->width) - 1;
+    host_msr_set(h, m ? m->store : msr, stored);
     if (h->on_msr_write)
         h->on_msr_write(h, msr, value);
     return NB_OK;

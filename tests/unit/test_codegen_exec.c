@@ -19,7 +19,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
-static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC" } };
+static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC", 64 } };
 
 struct env {
     struct host_platform h;
