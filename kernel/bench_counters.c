@@ -158,8 +158,12 @@ static void *read_config(struct counter_env *env, const char *option, const char
     return data;
 }
 
-/* Loads and parses the benchmark's events; returns the count or -1 after reporting. */
-static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r)
+/*
+ * Loads and parses the benchmark's events; returns the count or -1 after
+ * reporting. *file names the config for messages.
+ */
+static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r,
+                        const char **file)
 {
     const struct nb_platform *p = env->p;
     const char *rel = o->config_path ? o->config_path : env->default_config;
@@ -182,7 +186,8 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
         text = data;
         len = size;
     }
-    struct config_errors errors = { r, rel[0] ? rel : "built-in events" };
+    struct config_errors errors = { r, data ? rel : "built-in events" };
+    *file = errors.path;
     size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
                                 PMU_MAX_EVENTS, config_error, &errors);
     if (data)
@@ -312,18 +317,65 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
         report_frequency(env, r, aperf0, mperf0);
 }
 
+/* "IA32_PERFEVTSEL1 (MSR 0x187) rejected 0x63003C (#GP" for a message. */
+static const char *fault_text(const struct counter_env *env, const struct pmu_write_fault *f, char *buf,
+                              size_t cap)
+{
+    char name[40];
+    nb_snprintf(buf, cap, "%s (MSR 0x%x) rejected 0x%llX (#GP",
+                pmu_msr_name(&env->desc, f->msr, name, sizeof(name)), f->msr,
+                (unsigned long long)f->value);
+    return buf;
+}
+
+/* One line per event whose programming faulted: named by config line, then skipped. */
+static void report_skipped(struct counter_env *env, const struct pmu_group *group, const char *file,
+                           struct report *r, bool *reported)
+{
+    const struct pmu_program_result *res = &env->session.last;
+    char text[120];
+    for (unsigned k = 0; group && k < group->n; k++) {
+        const struct pmu_event *ev = &env->events[group->event_index[k]];
+        if (!res->skipped[k])
+            continue;
+        report_line(r, "warning: %s line %u: %s: %s; event skipped)", file, ev->line, ev->name,
+                    fault_text(env, &res->skip_fault[k], text, sizeof(text)));
+        reported[group->event_index[k]] = true;
+    }
+}
+
+/* A group that cannot count at all: one error line naming what is lost. */
+static void report_group_failed(struct counter_env *env, const struct pmu_group *group, bool fixed,
+                                size_t g, size_t n_runs, struct report *r, bool *reported)
+{
+    char text[120], lost[300];
+    size_t len = 0;
+    lost[0] = '\0';
+    if (fixed)
+        len += nb_snprintf(lost + len, sizeof(lost) - len, "the fixed counters");
+    for (unsigned k = 0; group && k < group->n && len < sizeof(lost); k++) {
+        len += nb_snprintf(lost + len, sizeof(lost) - len, "%s%s", len ? ", " : "",
+                           env->events[group->event_index[k]].name);
+        reported[group->event_index[k]] = true;
+    }
+    report_error(r, "counter group %zu of %zu: %s); %s not measured", g + 1, n_runs,
+                 fault_text(env, &env->session.last.group_fault, text, sizeof(text)),
+                 len ? lost : "RDTSC");
+}
+
 static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
                                const struct bench_options *o, const struct bench_code *code,
                                struct report *r)
 {
     struct bench_result result;
-    char error[200];
+    char error[200], text[120];
+    const char *file;
 
-    long n_events = load_events(env, o, r);
+    long n_events = load_events(env, o, r, &file);
     if (n_events < 0)
         return;
     /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
-    unsigned n_gp = env->desc.n_gp;
+    unsigned n_gp = pmu_sched_counters(&env->desc);
     if (o->no_mem) {
         struct counter_read fixed[PMU_MAX_FIXED];
         size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
@@ -331,45 +383,65 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         n_gp = n_gp < room ? n_gp : room;
     }
     size_t n_groups = pmu_schedule(env->events, (size_t)n_events, n_gp, env->groups);
-    if (n_groups == 0)
-        n_groups = 1; /* RDTSC (and the fixed counters) still run */
+    /* With no group, one run still measures RDTSC (and the fixed counters). */
+    size_t n_runs = n_groups ? n_groups : 1;
 
-    /* Values per event, in config order; RDTSC and fixed counters from group 0. */
+    /* Values per event, in config order; RDTSC and fixed counters from the first measured run. */
     static int64_t event_values[PMU_MAX_EVENTS];
-    static bool measured[PMU_MAX_EVENTS];
+    static bool measured[PMU_MAX_EVENTS], reported[PMU_MAX_EVENTS];
     nb_memset(measured, 0, sizeof(measured));
+    nb_memset(reported, 0, sizeof(reported));
     struct bench_result first;
+    size_t n_lead = 0; /* RDTSC and fixed counters at the start of `first`; 0: none measured */
     struct counter_read reads[NB_MAX_COUNTERS];
-    for (size_t g = 0; g < n_groups; g++) {
-        const struct pmu_group *group = n_events ? &env->groups[g] : NULL;
+    for (size_t g = 0; g < n_runs; g++) {
+        const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
         bool fixed = o->fixed_counters && g == 0;
-        pmu_program_group(&env->session, env->events, group, fixed);
+        const struct pmu_program_result *res = &env->session.last;
+        if (!pmu_program_group(&env->session, env->events, group, fixed)) {
+            report_group_failed(env, group, fixed, g, n_runs, r, reported);
+            continue;
+        }
+        report_skipped(env, group, file, r, reported);
+        if (fixed && res->fixed_failed)
+            report_error(r, "fixed counters: %s); fixed counters not measured",
+                         fault_text(env, &res->fixed_fault, text, sizeof(text)));
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
-            report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_groups);
-            return;
+            report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_runs);
+            break; /* the same code fails the same way: print what was measured */
         }
-        if (g == 0)
+        size_t lead = bench->n_reads;
+        for (unsigned k = 0; group && k < group->n; k++)
+            lead -= !res->skipped[k];
+        if (n_lead == 0) {
             first = result;
-        size_t skip = bench->n_reads - (group ? group->n : 0);
-        for (unsigned k = 0; group && k < group->n; k++) {
-            event_values[group->event_index[k]] = result.values[skip + k];
+            n_lead = lead;
+        }
+        for (unsigned k = 0, j = (unsigned)lead; group && k < group->n; k++) {
+            if (res->skipped[k])
+                continue;
+            event_values[group->event_index[k]] = result.values[j++];
             measured[group->event_index[k]] = true;
         }
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
-    size_t n_fixed = first.n - (n_events ? env->groups[0].n : 0);
-    for (size_t k = 0; k < n_fixed; k++) {
+    for (size_t k = 0; k < n_lead; k++) {
         if (k > 0 && o->remove_empty_events && first.values[k] == 0)
             continue;
         print_value(r, first.names[k], first.values[k], o);
     }
     for (long i = 0; i < n_events; i++) {
+        if (reported[i])
+            continue;
         if (!measured[i]) {
-            /* Only a .CTR beyond the counters -no_mem leaves free can get here. */
-            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters left with -no_mem "
-                           "(not measured)", env->events[i].name, env->events[i].ctr, n_gp);
+            if (r->n_errors)
+                continue; /* the benchmark's error line says why */
+            /* Only a .CTR beyond the counters the scheduler may use can get here. */
+            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters %s (not measured)",
+                        env->events[i].name, env->events[i].ctr, n_gp,
+                        o->no_mem ? "left with -no_mem" : "usable here (PMC3 stays with TSX, see the pmu: line)");
             continue;
         }
         if (o->remove_empty_events && event_values[i] == 0)

@@ -31,6 +31,20 @@ struct pmu_desc {
     unsigned core_type;          /* Intel hybrid core type (CPUID.1AH), 0 if not hybrid */
     bool amd_ext_core;           /* PerfCtrExtCore: counters at C001_0200h, stride 2 */
     bool amd_perfmon_v2;         /* PerfCntrGlobalCtl exists */
+    bool tsx_force_abort;        /* Intel CPUID.(7,0):EDX[13]: microcode may own PMC3 (pmu_msrs.h) */
+    /*
+     * General-purpose counters the scheduler may use: n_gp, or TFA_COUNTER
+     * when PMC3 stays with the microcode because RTM_FORCE_ABORT cannot be
+     * set (0 means n_gp). A count, not a mask: on parts with 8 counters per
+     * core (HT off) this also gives up PMC4-7.
+     */
+    unsigned n_gp_sched;
+};
+
+/* One MSR write the processor rejected (#GP). */
+struct pmu_write_fault {
+    uint32_t msr;
+    uint64_t value;
 };
 
 struct pmu_ops {
@@ -45,9 +59,22 @@ struct pmu_ops {
     uint64_t (*global_enable)(const struct pmu_desc *d, uint32_t gp_mask, bool fixed);
     /* Fixed-function counters (Intel) or their AMD stand-ins, read for -fixed_counters. */
     size_t (*fixed_reads)(const struct pmu_desc *d, struct counter_read *out);
-    /* Writes that start the fixed counters (none on AMD). */
-    void (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, bool on);
+    /*
+     * Writes that start (on) or stop the fixed counters (none on AMD).
+     * Returns NB_OK, or NB_EFAULT with the rejected write in *fault; the
+     * fixed counters are then stopped.
+     */
+    int (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+                         struct pmu_write_fault *fault);
+    /* Overflow/freeze status (when has_global) and the MSR whose 1 bits clear it. */
+    uint32_t global_status_msr, global_status_reset_msr;
 };
+
+/* The counters the scheduler may use (pmu_desc.n_gp_sched). */
+unsigned pmu_sched_counters(const struct pmu_desc *d);
+
+/* Intel: CPUID.(7,0):EDX[13], MSR_TSX_FORCE_ABORT exists (false on AMD). */
+bool pmu_intel_has_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m);
 
 extern const struct pmu_ops pmu_intel_ops;
 extern const struct pmu_ops pmu_amd_ops;

@@ -3,6 +3,7 @@
  * 20.2): PERFEVTSELx/PMCx pairs, fixed counters and the global control.
  */
 #include "pmu.h"
+#include "cpuid_bits.h"
 #include "pmu_msrs.h"
 
 static uint32_t intel_ctl_msr(const struct pmu_desc *d, unsigned i)
@@ -12,8 +13,10 @@ static uint32_t intel_ctl_msr(const struct pmu_desc *d, unsigned i)
 }
 
 /*
- * Counters are only ever cleared (written with 0), for which the legacy
- * alias is exact; IA32_A_PMCx would matter only for values with bit 31 set.
+ * The engine only ever clears counters (writes 0), for which the legacy
+ * alias is exact. pmu_session_end restores the values found through
+ * IA32_A_PMCx when IA32_PERF_CAPABILITIES.FW_WRITE allows it: the legacy
+ * alias writes EAX sign-extended (SDM vol. 3B 20.2.6).
  */
 static uint32_t intel_ctr_msr(const struct pmu_desc *d, unsigned i)
 {
@@ -68,18 +71,47 @@ static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *o
     return n;
 }
 
-static void intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on)
+static int checked_write(const struct nb_platform *p, uint32_t msr, uint64_t value,
+                         struct pmu_write_fault *fault)
+{
+    if (p->write_msr(p->ctx, msr, value) == NB_OK)
+        return NB_OK;
+    fault->msr = msr;
+    fault->value = value;
+    return NB_EFAULT;
+}
+
+/* Stop (SDM vol. 3B 20.2.2: a field of 0 disables the counter), clear, then enable all rings. */
+static int intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+                               struct pmu_write_fault *fault)
 {
     unsigned n = fixed_used(d);
-    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, 0);
+    if (n == 0)
+        return NB_OK; /* nothing to program, nothing to read */
+    if (checked_write(p, MSR_IA32_FIXED_CTR_CTRL, 0, fault) != NB_OK)
+        return NB_EFAULT;
     if (!on)
-        return;
+        return NB_OK;
     uint64_t ctrl = 0;
     for (unsigned i = 0; i < n; i++) {
-        p->write_msr(p->ctx, MSR_IA32_FIXED_CTR0 + i, 0);
+        if (checked_write(p, MSR_IA32_FIXED_CTR0 + i, 0, fault) != NB_OK)
+            return NB_EFAULT;
         ctrl |= FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR);
     }
-    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, ctrl);
+    if (checked_write(p, MSR_IA32_FIXED_CTR_CTRL, ctrl, fault) != NB_OK) {
+        /* A rejected write changes nothing (#GP): the fields are still 0. */
+        return NB_EFAULT;
+    }
+    return NB_OK;
+}
+
+bool pmu_intel_has_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m)
+{
+    uint32_t r[4];
+    if (m->vendor_id != VENDOR_INTEL || m->max_leaf < CPUID_LEAF_STRUCTURED_EXT)
+        return false;
+    p->cpuid(p->ctx, CPUID_LEAF_STRUCTURED_EXT, 0, r);
+    return (r[CPUID_EDX] & CPUID_07_EDX_TSX_FORCE_ABORT) != 0;
 }
 
 const struct pmu_ops pmu_intel_ops = {
@@ -92,4 +124,6 @@ const struct pmu_ops pmu_intel_ops = {
     .global_enable = intel_global_enable,
     .fixed_reads = intel_fixed_reads,
     .program_fixed = intel_program_fixed,
+    .global_status_msr = MSR_IA32_PERF_GLOBAL_STATUS,
+    .global_status_reset_msr = MSR_IA32_PERF_GLOBAL_STATUS_RESET,
 };
