@@ -7,6 +7,7 @@
 #include "cpu_platform.h"
 #include "nb_main.h"
 #include "nb_text.h"
+#include "pmu_msrs.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
 #include "cpuid_bits.h"
@@ -111,7 +112,18 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
+    env->desc.tsx_force_abort = pmu_intel_has_tsx_force_abort(p, m);
     pmu_session_begin(&env->session, p, d);
+    /* Linux's default (allow_tsx_force_abort): PMC3 is ours, RTM aborts while it counts. */
+    if (env->session.tfa)
+        report_line(r, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "
+                       "(MSR_TSX_FORCE_ABORT set for those runs, restored after)");
+    if (env->session.tfa_failed) {
+        env->desc.n_gp_sched = TFA_COUNTER;
+        report_line(r, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x%x) cannot be set; PMC3 stays "
+                       "with the microcode, events use counters 0-%u only", MSR_TSX_FORCE_ABORT,
+                    TFA_COUNTER - 1);
+    }
 }
 
 void counters_finish(struct counter_env *env)

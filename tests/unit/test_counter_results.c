@@ -18,6 +18,7 @@
 #include "nb_test.h"
 #include "pmu_msrs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Events per copy of the main code, in hundredths (300 prints "3.00"). */
@@ -157,6 +158,7 @@ static void amd_machine(struct host_platform *h)
 }
 
 struct rig {
+    char init_text[2048]; /* what counters_init printed */
     struct host_platform h;
     struct report r;
     struct counter_env env;
@@ -167,6 +169,9 @@ struct rig {
 
 static const uint8_t NOP = 0x90;
 
+/* Called by rig_up between the machine's description and counters_init, when set. */
+static void (*machine_tweak)(struct host_platform *h);
+
 static bool rig_up(struct rig *x, bool amd, const struct rate *rates, size_t n_rates)
 {
     struct machine_info m;
@@ -174,6 +179,9 @@ static bool rig_up(struct rig *x, bool amd, const struct rate *rates, size_t n_r
         amd_machine(&x->h);
     else
         intel_machine(&x->h);
+    if (machine_tweak)
+        machine_tweak(&x->h);
+    machine_tweak = NULL;
     memset(&hw, 0, sizeof(hw));
     hw.h = &x->h;
     hw.amd = amd;
@@ -184,6 +192,7 @@ static bool rig_up(struct rig *x, bool amd, const struct rate *rates, size_t n_r
     machine_identify(&x->h.p, &m);
     report_init(&x->r, &x->h.p);
     counters_init(&x->env, &x->h.p, &m, &x->r);
+    snprintf(x->init_text, sizeof(x->init_text), "%s", host_text(&x->h));
     if (!CHECK(x->env.usable) || !CHECK(bench_context_init(&x->bench, &x->h.p) == NB_OK))
         return false;
     x->bench.fake_run = fake_run;
@@ -384,5 +393,54 @@ NB_TEST(results_no_schedulable_event_does_not_read_stale_groups)
     CHECK_EQ_STR(measure(&x, "C0.00.CTR=3 PINNED\n"),
                  "RDTSC: 2.00\nInstructions retired: 1.00\nCore cycles: 0.00\nReference cycles: 0.00\n"
                  "warning: PINNED: .CTR=3 is beyond the 2 counters left with -no_mem (not measured)\n");
+    rig_down(&x);
+}
+
+/* CPUID.(7,0):EDX[13]: MSR_TSX_FORCE_ABORT exists; bits 63:1 reserved. */
+static void tsx_force_abort_part(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, 1u << 13);
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~TSX_FORCE_ABORT_RTM);
+}
+
+/* The same, but the write faults (e.g. a hypervisor that reports the bit and hides the MSR). */
+static void tsx_force_abort_rejected(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, 1u << 13);
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~0ull);
+}
+
+NB_TEST(results_tsx_force_abort_is_set_while_pmc3_counts)
+{
+    struct rig x;
+    machine_tweak = tsx_force_abort_part;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "
+                              "(MSR_TSX_FORCE_ABORT set for those runs, restored after)\n"));
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_TSX_FORCE_ABORT), TSX_FORCE_ABORT_RTM);
+    rig_down(&x);
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_TSX_FORCE_ABORT), 0);
+}
+
+NB_TEST(results_tsx_force_abort_rejected_keeps_events_off_pmc3)
+{
+    struct rig x;
+    machine_tweak = tsx_force_abort_rejected;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x10f) cannot be set; PMC3 "
+                              "stays with the microcode, events use counters 0-2 only\n"));
+    /* Four events on three counters: two groups, PMC3 never programmed. */
+    x.h.n_writes = 0;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nA3.04.CTR=3 PINNED\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n"
+                 "warning: PINNED: .CTR=3 is beyond the 3 counters usable here (PMC3 stays with TSX, "
+                 "see the pmu: line) (not measured)\n");
+    CHECK_EQ_INT(hw.runs, 2 * 2 * 15);
+    for (size_t i = 0; i < x.h.n_writes; i++) {
+        if (x.h.writes[i].msr == MSR_IA32_PERFEVTSEL0 + 3)
+            CHECK_EQ_U64(x.h.writes[i].value, 0);
+    }
     rig_down(&x);
 }
