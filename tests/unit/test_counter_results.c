@@ -444,3 +444,18 @@ NB_TEST(results_tsx_force_abort_rejected_keeps_events_off_pmc3)
     }
     rig_down(&x);
 }
+
+NB_TEST(results_amd_faulting_perf_ctl_skips_the_event)
+{
+    static const struct rate rates[] = { { 0x0C0, 0x00, 300 }, { 0x076, 0x00, 200 }, { 0x1CF, 0x04, 125 } };
+    struct rig x;
+    REQUIRE(rig_up(&x, true, rates, NB_ARRAY_SIZE(rates)));
+    /* A counter whose control register rejects every enabled value (say, taken by firmware). */
+    host_msr_reserved(&x.h, MSR_AMD_PERF_CTL0 + 2 * 1, ~0xFFFFull);
+    CHECK_EQ_STR(measure(&x, "0C0.00 RETIRED_INSTRUCTIONS\n076.00 CYCLES\n1CF.04 HIGH_EVENT\n"),
+                 "warning: cfg.txt line 2: CYCLES: PERF_CTL1 (MSR 0xc0010202) rejected 0x430076 "
+                 "(#GP; event skipped)\n"
+                 "RDTSC: 2.00\nRETIRED_INSTRUCTIONS: 3.00\nHIGH_EVENT: 1.25\n");
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_AMD_PERF_CTL0 + 2 * 1), 0);
+    rig_down(&x);
+}
