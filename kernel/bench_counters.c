@@ -383,6 +383,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     char error[200], text[120];
     const char *file;
 
+    unsigned errors_before = r->n_errors;
     long n_events = load_events(env, o, r, &file);
     if (n_events < 0)
         return;
@@ -448,7 +449,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         if (reported[i])
             continue;
         if (!measured[i]) {
-            if (r->n_errors)
+            if (r->n_errors != errors_before)
                 continue; /* the benchmark's error line says why */
             /* Only a .CTR beyond the counters the scheduler may use can get here. */
             report_line(r, "warning: %s: .CTR=%d is beyond the %u counters %s (not measured)",

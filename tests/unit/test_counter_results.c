@@ -38,6 +38,7 @@ static struct fake_hw {
     int64_t mperf_centi, aperf_centi;
     uint64_t gp_start;            /* what every general-purpose counter reads at m1 */
     unsigned gp_width;
+    uint16_t ud_event;            /* the code raises #UD in runs where PMC0 counts this event */
     int runs;
 } hw;
 
@@ -88,6 +89,14 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
 {
     (void)arg;
     hw.runs++;
+    uint16_t event0;
+    uint8_t umask0;
+    if (hw.ud_event && gp_counting(0, &event0, &umask0) && event0 == hw.ud_event) {
+        data->fault_happened = 1;
+        data->fault_vector = 6;
+        data->fault_rip = 0;
+        return;
+    }
     for (size_t k = 0; k < n_reads; k++) {
         const struct counter_read *r = &reads[k];
         uint64_t m1 = 0, n = 0, mask = ~0ull;
@@ -390,6 +399,7 @@ NB_TEST(results_no_schedulable_event_does_not_read_stale_groups)
     hw.fixed_centi[0] = 100;
     x.o.no_mem = true;
     x.o.fixed_counters = true;
+    x.r.n_errors = 2; /* earlier benchmarks of the suite had errors: not this one's business */
     CHECK_EQ_STR(measure(&x, "C0.00.CTR=3 PINNED\n"),
                  "RDTSC: 2.00\nInstructions retired: 1.00\nCore cycles: 0.00\nReference cycles: 0.00\n"
                  "warning: PINNED: .CTR=3 is beyond the 2 counters left with -no_mem (not measured)\n");
@@ -457,5 +467,16 @@ NB_TEST(results_amd_faulting_perf_ctl_skips_the_event)
                  "(#GP; event skipped)\n"
                  "RDTSC: 2.00\nRETIRED_INSTRUCTIONS: 3.00\nHIGH_EVENT: 1.25\n");
     CHECK_EQ_U64(host_msr_get(&x.h, MSR_AMD_PERF_CTL0 + 2 * 1), 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_a_failing_group_keeps_what_was_measured)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.ud_event = 0xC4; /* group 2 (BRANCHES on PMC0, L1_HIT) faults */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\nD1.01 L1_HIT\n"),
+                 "error: #UD at 0x0, outside the benchmark's code (base run) (counter group 2 of 2)\n"
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
     rig_down(&x);
 }
