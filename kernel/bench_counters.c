@@ -77,6 +77,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 {
     nb_memset(env, 0, sizeof(*env));
     env->p = p;
+    env->report = r;
     env->tsc_hz = m->tsc_hz;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     power_identify(p, m, &env->power);
@@ -129,8 +130,12 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 void counters_finish(struct counter_env *env)
 {
     const struct nb_platform *p = env->p;
-    if (env->usable)
-        pmu_session_end(&env->session);
+    if (env->usable) {
+        unsigned failed = pmu_session_end(&env->session);
+        if (failed && env->report)
+            report_line(env->report, "warning: pmu: %u counter MSR%s could not be restored to the value "
+                                     "found at start", failed, failed == 1 ? "" : "s");
+    }
     if (env->events)
         p->free_mem(p->ctx, env->events, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
     if (env->groups)

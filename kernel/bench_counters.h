@@ -38,6 +38,7 @@ struct counter_env {
     struct msr_event *msr_events; /* MSR_EVENT_MAX */
     struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
     uint64_t tsc_hz;
+    struct report *report;        /* of counters_init, for counters_finish's warning */
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */

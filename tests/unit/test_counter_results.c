@@ -480,3 +480,21 @@ NB_TEST(results_a_failing_group_keeps_what_was_measured)
                  "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
     rig_down(&x);
 }
+
+NB_TEST(results_restore_that_faults_is_reported)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n"), "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\n");
+    /* The value found in IA32_PERFEVTSEL1 (enabled) cannot be written back any more. */
+    x.env.session.saved[3].value = 0x4300C0;
+    CHECK_EQ_U64(x.env.session.saved[3].msr, MSR_IA32_PERFEVTSEL0 + 1);
+    host_msr_reserved(&x.h, MSR_IA32_PERFEVTSEL0 + 1, PERFEVTSEL_EN);
+    host_text_reset(&x.h);
+    x.r.serial_seq = 0;
+    counters_finish(&x.env);
+    CHECK_EQ_STR(host_text(&x.h), "warning: pmu: 1 counter MSR could not be restored to the value "
+                                  "found at start\n");
+    bench_context_free(&x.bench);
+    host_platform_free(&x.h);
+}
