@@ -159,20 +159,22 @@ static void config_error(void *arg, unsigned line, const char *message)
     report_line(e->r, "warning: %s line %u: %s (event skipped)", e->path, line, message);
 }
 
-/* Reads nanobench/REL; reports a missing file as the benchmark's error. */
-static void *read_config(struct counter_env *env, const char *option, const char *rel, size_t *size,
-                         struct report *r)
+/*
+ * Reads nanobench/REL; reports a missing file as the benchmark's error and
+ * returns false. An empty file is fine (*data NULL, *size 0).
+ */
+static bool read_config(struct counter_env *env, const char *option, const char *rel, void **data,
+                        size_t *size, struct report *r)
 {
     char path[160];
-    void *data = NULL;
     nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
-    int st = env->p->read_file(env->p->ctx, path, &data, size);
+    int st = env->p->read_file(env->p->ctx, path, data, size);
     if (st != NB_OK) {
         report_error(r, "option %s: cannot read %s (%s)", option, path,
                      st == NB_ENOENT ? "no such file on the image" : "read error");
-        return NULL;
+        return false;
     }
-    return data;
+    return true;
 }
 
 /*
@@ -188,22 +190,22 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     size_t size = 0;
     const char *text = pmu_arch_events(env->desc.vendor);
     size_t len = nb_strlen(text);
+    bool from_file = false;
     if (o->config_path) {
-        data = read_config(env, "-config", rel, &size, r);
-        if (!data)
+        if (!read_config(env, "-config", rel, &data, &size, r))
             return -1;
+        from_file = true; /* an empty file has no events */
     } else if (rel[0]) {
         /* A default config that is missing falls back to the built-in events. */
         char path[160];
         nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
-        if (p->read_file(p->ctx, path, &data, &size) != NB_OK)
-            data = NULL;
+        from_file = p->read_file(p->ctx, path, &data, &size) == NB_OK;
     }
-    if (data) {
-        text = data;
+    if (from_file) {
+        text = data ? data : "";
         len = size;
     }
-    struct config_errors errors = { r, data ? rel : "built-in events" };
+    struct config_errors errors = { r, from_file ? rel : "built-in events" };
     *file = errors.path;
     size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
                                 PMU_MAX_EVENTS, config_error, &errors);
@@ -245,9 +247,10 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
                                struct report *r)
 {
     const struct nb_platform *p = env->p;
-    size_t size;
-    void *data = read_config(env, "-msr_config", o->msr_config_path, &size, r);
-    if (!data || !env->msr_events) {
+    size_t size = 0;
+    void *data = NULL;
+    if (!read_config(env, "-msr_config", o->msr_config_path, &data, &size, r) || !data ||
+        !env->msr_events) {
         if (data)
             p->free_file(p->ctx, data, size);
         return;

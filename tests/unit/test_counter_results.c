@@ -498,3 +498,13 @@ NB_TEST(results_restore_that_faults_is_reported)
     bench_context_free(&x.bench);
     host_platform_free(&x.h);
 }
+
+NB_TEST(results_empty_config_measures_rdtsc_only)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /* An empty -config file has no events (not the built-in ones). */
+    CHECK_EQ_STR(measure(&x, ""), "RDTSC: 2.00\n");
+    CHECK_EQ_STR(measure(&x, "# only a comment\n"), "RDTSC: 2.00\n");
+    rig_down(&x);
+}
