@@ -113,8 +113,12 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
-    env->desc.tsx_force_abort = pmu_intel_has_tsx_force_abort(p, m);
+    enum pmu_tfa tfa = pmu_intel_tsx_force_abort(p, m);
+    env->desc.tsx_force_abort = tfa == PMU_TFA_NEEDED;
     pmu_session_begin(&env->session, p, d);
+    if (tfa == PMU_TFA_RTM_ALWAYS_ABORT)
+        report_line(r, "pmu: TSX force-abort not needed: RTM always aborts (CPUID.(7,0):EDX[11]), "
+                       "PMC3 is free");
     /* Linux's default (allow_tsx_force_abort): PMC3 is ours, RTM aborts while it counts. */
     if (env->session.tfa)
         report_line(r, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "

@@ -23,6 +23,8 @@
 #define CPUID_80000007_EDX_INVARIANT_TSC (1u << 8)
 /* CPUID.(7,0):EDX[13] TSX_FORCE_ABORT: MSR_TSX_FORCE_ABORT (10FH) exists. */
 #define CPUID_07_EDX_TSX_FORCE_ABORT (1u << 13)
+/* CPUID.(7,0):EDX[11] RTM_ALWAYS_ABORT: microcode aborts every RTM transaction, PMC3 is free. */
+#define CPUID_07_EDX_RTM_ALWAYS_ABORT (1u << 11)
 /* CPUID.01H:ECX[15] PDCM: IA32_PERF_CAPABILITIES exists. */
 #define CPUID_01_ECX_PDCM (1u << 15)
 /* CPUID.8000_0001H:ECX[23] PerfCtrExtCore: six counters at C001_0200h (APM vol. 3 E.4.2). */

@@ -73,8 +73,13 @@ struct pmu_ops {
 /* The counters the scheduler may use (pmu_desc.n_gp_sched). */
 unsigned pmu_sched_counters(const struct pmu_desc *d);
 
-/* Intel: CPUID.(7,0):EDX[13], MSR_TSX_FORCE_ABORT exists (false on AMD). */
-bool pmu_intel_has_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m);
+/* Whether the TSX force-abort dance is needed for PMC3 (pmu_msrs.h). */
+enum pmu_tfa {
+    PMU_TFA_NONE = 0,         /* no MSR_TSX_FORCE_ABORT (AMD, other Intel parts) */
+    PMU_TFA_NEEDED,           /* CPUID.(7,0):EDX[13] and not [11]: microcode may own PMC3 */
+    PMU_TFA_RTM_ALWAYS_ABORT, /* both: RTM always aborts, PMC3 is free (Linux deploys nothing) */
+};
+enum pmu_tfa pmu_intel_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m);
 
 extern const struct pmu_ops pmu_intel_ops;
 extern const struct pmu_ops pmu_amd_ops;

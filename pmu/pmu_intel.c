@@ -105,13 +105,20 @@ static int intel_program_fixed(const struct nb_platform *p, const struct pmu_des
     return NB_OK;
 }
 
-bool pmu_intel_has_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m)
+/*
+ * Linux (intel_pmu_init) deploys its TSX force-abort handling only when
+ * CPUID.(7,0):EDX[13] is set and EDX[11] RTM_ALWAYS_ABORT is not: newer
+ * microcode aborts every transaction anyway and leaves PMC3 alone.
+ */
+enum pmu_tfa pmu_intel_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m)
 {
     uint32_t r[4];
     if (m->vendor_id != VENDOR_INTEL || m->max_leaf < CPUID_LEAF_STRUCTURED_EXT)
-        return false;
+        return PMU_TFA_NONE;
     p->cpuid(p->ctx, CPUID_LEAF_STRUCTURED_EXT, 0, r);
-    return (r[CPUID_EDX] & CPUID_07_EDX_TSX_FORCE_ABORT) != 0;
+    if (!(r[CPUID_EDX] & CPUID_07_EDX_TSX_FORCE_ABORT))
+        return PMU_TFA_NONE;
+    return (r[CPUID_EDX] & CPUID_07_EDX_RTM_ALWAYS_ABORT) ? PMU_TFA_RTM_ALWAYS_ABORT : PMU_TFA_NEEDED;
 }
 
 const struct pmu_ops pmu_intel_ops = {

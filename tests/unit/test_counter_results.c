@@ -508,3 +508,25 @@ NB_TEST(results_empty_config_measures_rdtsc_only)
     CHECK_EQ_STR(measure(&x, "# only a comment\n"), "RDTSC: 2.00\n");
     rig_down(&x);
 }
+
+/* Newer microcode: RTM always aborts (CPUID.(7,0):EDX[11]) and PMC3 is free; MSR 10FH still exists. */
+static void rtm_always_abort_part(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, (1u << 13) | (1u << 11));
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~3ull);
+}
+
+NB_TEST(results_rtm_always_abort_needs_no_tsx_force_abort)
+{
+    struct rig x;
+    machine_tweak = rtm_always_abort_part;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort not needed: RTM always aborts "
+                              "(CPUID.(7,0):EDX[11]), PMC3 is free\n"));
+    x.h.n_writes = 0;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
+    for (size_t i = 0; i < x.h.n_writes; i++)
+        CHECK(x.h.writes[i].msr != MSR_TSX_FORCE_ABORT);
+    rig_down(&x);
+}
