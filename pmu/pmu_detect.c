@@ -6,6 +6,7 @@
 #include "pmu.h"
 #include "cpuid_bits.h"
 #include "nb_text.h"
+#include "pmu_models.h"
 #include "pmu_msrs.h"
 
 #define PROBE_VALUE 0x5A5Aull
@@ -24,6 +25,54 @@ static void cpuid(const struct nb_platform *p, uint32_t leaf, uint32_t r[4])
     p->cpuid(p->ctx, leaf, 0, r);
 }
 
+static void cpuid_sub(const struct nb_platform *p, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+    p->cpuid(p->ctx, leaf, subleaf, r);
+}
+
+/*
+ * The counter bitmaps of this logical processor (SDM vol. 3B 20.2.5, vol. 2A
+ * CPUID leaves 0AH and 23H; Linux intel_pmu_init / update_pmu_cap):
+ *  - CPUID.23H subleaf 1 (when CPUID.(7,1):EAX[8] and CPUID.23H.0:EAX[1]
+ *    say it exists): EAX = GP bitmap, EBX = fixed bitmap, per core type;
+ *  - else CPUID.0AH: the lowest EAX[15:8] GP counters; fixed counter i
+ *    exists if ECX[i] (perfmon v5) or i < EDX[4:0];
+ *  - on a hybrid P-core without leaf 23H, CPUID.0AH reports the subset
+ *    common to both core types: add the P-core's extra counters as Linux
+ *    does (GP mask << 2 | 3, fixed mask << 1 | 1) for the models it knows.
+ */
+static void intel_counter_masks(const struct nb_platform *p, const struct machine_info *m,
+                                struct pmu_desc *d, uint32_t ecx_0a)
+{
+    uint32_t r[4];
+    d->gp_mask = pmu_low_bits(d->n_gp);
+    d->fixed_mask = pmu_low_bits(d->n_fixed);
+    if (d->version >= 5)
+        d->fixed_mask |= ecx_0a;
+    if (m->max_leaf >= CPUID_LEAF_PERFMON_EXT) {
+        cpuid_sub(p, CPUID_LEAF_STRUCT_EXT, 1, r);
+        if (r[CPUID_EAX] & CPUID_07_1_EAX_ARCH_PERFMON_EXT) {
+            cpuid_sub(p, CPUID_LEAF_PERFMON_EXT, 0, r);
+            if (r[CPUID_EAX] & PERFMON_EXT_EAX_COUNTERS_VALID) {
+                cpuid_sub(p, CPUID_LEAF_PERFMON_EXT, PERFMON_EXT_SUBLEAF_COUNTERS, r);
+                d->gp_mask = r[CPUID_EAX];
+                d->fixed_mask = r[CPUID_EBX];
+                d->counters_from_leaf_23h = true;
+            }
+        }
+    }
+    const struct pmu_model *row = pmu_model_find(VENDOR_INTEL, m->family, m->model);
+    if (!d->counters_from_leaf_23h && row && row->hybrid && d->core_type == HYBRID_CORE_CORE) {
+        d->gp_mask = d->gp_mask << 2 | 0x3;
+        d->fixed_mask = d->fixed_mask << 1 | 0x1;
+        d->hybrid_p_core_counters = true;
+    }
+    d->gp_mask &= pmu_low_bits(PMU_MAX_GP);
+    d->fixed_mask &= pmu_low_bits(PMU_MAX_FIXED);
+    d->n_gp = (unsigned)__builtin_popcount(d->gp_mask);
+    d->n_fixed = (unsigned)__builtin_popcount(d->fixed_mask);
+}
+
 static bool detect_intel(const struct nb_platform *p, const struct machine_info *m,
                          struct pmu_desc *d, char *why, size_t cap)
 {
@@ -33,20 +82,31 @@ static bool detect_intel(const struct nb_platform *p, const struct machine_info 
         return false;
     }
     cpuid(p, CPUID_LEAF_PERFMON, r);
+    uint32_t ecx_0a = r[CPUID_ECX];
     d->version = PERFMON_VERSION(r[CPUID_EAX]);
     d->n_gp = PERFMON_N_GP(r[CPUID_EAX]);
     d->gp_width = PERFMON_GP_WIDTH(r[CPUID_EAX]);
+    /*
+     * EBX bit i set = architectural event i (SDM table 20-1) unavailable;
+     * events at or past the vector length EAX[31:24] are unavailable too.
+     */
+    unsigned ebx_len = PERFMON_EBX_LENGTH(r[CPUID_EAX]);
+    d->arch_events_missing = r[CPUID_EBX] | ~pmu_low_bits(ebx_len);
     if (d->version >= 2) {
         d->n_fixed = PERFMON_N_FIXED(r[CPUID_EDX]);
         d->fixed_width = PERFMON_FIXED_WIDTH(r[CPUID_EDX]);
     }
+    if (d->version >= 5)
+        d->anythread_deprecated = (r[CPUID_EDX] & PERFMON_EDX_ANYTHREAD_DEPRECATED) != 0;
     if (d->n_gp > PMU_MAX_GP)
         d->n_gp = PMU_MAX_GP;
     cpuid(p, CPUID_LEAF_FEATURES, r);
     if (r[CPUID_ECX] & CPUID_01_ECX_PDCM) {
         uint64_t caps;
-        if (p->read_msr(p->ctx, MSR_IA32_PERF_CAPABILITIES, &caps) == NB_OK)
+        if (p->read_msr(p->ctx, MSR_IA32_PERF_CAPABILITIES, &caps) == NB_OK) {
             d->full_width_writes = (caps & PERF_CAPABILITIES_FW_WRITE) != 0;
+            d->perf_metrics = (caps & PERF_CAPABILITIES_PERF_METRICS) != 0;
+        }
     }
     if (m->max_leaf >= CPUID_LEAF_HYBRID) {
         cpuid(p, CPUID_LEAF_HYBRID, r);
@@ -57,6 +117,11 @@ static bool detect_intel(const struct nb_platform *p, const struct machine_info 
                     "CPUID.0AH reports architectural perfmon version %u with %u counters "
                     "(version 2 or later needed)",
                     d->version, d->n_gp);
+        return false;
+    }
+    intel_counter_masks(p, m, d, ecx_0a);
+    if (d->n_gp == 0) {
+        nb_snprintf(why, cap, "CPUID.23H reports no general-purpose counters");
         return false;
     }
     return true;
@@ -84,6 +149,7 @@ static bool detect_amd(const struct nb_platform *p, const struct machine_info *m
                 d->n_gp = n;
         }
     }
+    d->gp_mask = pmu_low_bits(d->n_gp);
     if (m->family < 0x17) {
         nb_snprintf(why, cap, "AMD family 0x%x is older than family 17h (Zen), which this tool supports",
                     m->family);
