@@ -322,11 +322,32 @@ wrmsr 0xc0000301 0x1" "$out" || return 1
 # cpu: Sapphire Rapids (intel family 0x6 model 0x8f)
 # pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
 group 1: INST@PMC1 L1_HIT@PMC0{0-3}" "$out" || return 1
+    # What the image would find on each model of pmu/pmu_models.c (facts and
+    # sources there): CPU and PMU lines, the group with counters and sets, and
+    # the last write (global enable: GP counters used | fixed 0-2 << 32).
+    printf 'D1.01.CTR=0-3 L1_HIT\nC0.00 INST\n' > "$TMP/models.cfg"
+    local spec cpu pmu group last
+    while IFS='|' read -r spec cpu pmu group last; do
+        out=$($NB -plan -plan_cpu "$spec" -config "$TMP/models.cfg" -fixed_counters | sed -n '2,4p;$p') || return 1
+        expect_eq "plan $spec" "$cpu
+$pmu
+$group
+$last" "$out" || return 1
+    done <<'TABLE'
+intel:6:0x55|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x55:8|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:e|# cpu: Alder Lake (intel family 0x6 model 0x97, E-core)|# pmu: perfmon v5, 6 general-purpose counters {0-5} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x8f|# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+amd:0x17:0x71|# cpu: Zen 2 (amd family 0x17 model 0x71)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x21|# cpu: Zen 3 (amd family 0x19 model 0x21)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x61|# cpu: Zen 4 (amd family 0x19 model 0x61)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0000301 0x3
+TABLE
     # Without -config: the config the image would pick for that model.
     $NB -plan -plan_cpu intel:6:0x55:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
         { echo "no Skylake default config"; return 1; }
     local rc
-    local spec
     # Another vendor, a family the image refuses, a hybrid model without its core type.
     for spec in via:6:1:4 amd:0x15:0x1 intel:6:0x97; do
         $NB -plan -plan_cpu $spec >/dev/null 2>&1
