@@ -117,9 +117,10 @@ struct pmu_probe_loop {
 };
 
 /*
- * Probe before trust (like Linux's check_hw_exists): counter 0 must keep a
- * written value and count the retired instructions of a known loop within
- * bounds. Leaves counter 0 and the global control as it found them.
+ * Probe before trust (like Linux's check_hw_exists): the lowest counter
+ * that exists (0 unless the bitmap has a hole there) must keep a written
+ * value and count the retired instructions of a known loop within bounds.
+ * Leaves that counter and the global control as it found them.
  */
 bool pmu_probe(const struct nb_platform *p, const struct pmu_desc *d,
                const struct pmu_probe_loop *loop, char *why, size_t why_cap);

@@ -173,26 +173,26 @@ bool pmu_detect(const struct nb_platform *p, const struct machine_info *m, struc
     return false;
 }
 
-/* Counts the retired instructions of the caller's known loop on counter 0. */
+/* Counts the retired instructions of the caller's known loop on counter c. */
 static uint64_t count_probe_loop(const struct nb_platform *p, const struct pmu_desc *d,
-                                 const struct pmu_ops *ops, const struct pmu_probe_loop *loop,
-                                 bool *ran)
+                                 const struct pmu_ops *ops, unsigned c,
+                                 const struct pmu_probe_loop *loop, bool *ran)
 {
     /* Instructions retired: event C0H, umask 00H on both vendors. */
     struct pmu_event retired = { .event = 0xC0, .ctr = -1 };
     bool global = ops->has_global(d);
     if (global)
         p->write_msr(p->ctx, ops->global_ctrl_msr, 0);
-    p->write_msr(p->ctx, ops->ctr_msr(d, 0), 0);
-    p->write_msr(p->ctx, ops->ctl_msr(d, 0), ops->encode(&retired));
+    p->write_msr(p->ctx, ops->ctr_msr(d, c), 0);
+    p->write_msr(p->ctx, ops->ctl_msr(d, c), ops->encode(&retired));
     if (global)
-        p->write_msr(p->ctx, ops->global_ctrl_msr, ops->global_enable(d, 1, false));
+        p->write_msr(p->ctx, ops->global_ctrl_msr, ops->global_enable(d, 1u << c, false));
     loop->run(loop->arg);
     if (global)
         p->write_msr(p->ctx, ops->global_ctrl_msr, 0);
-    p->write_msr(p->ctx, ops->ctl_msr(d, 0), 0);
+    p->write_msr(p->ctx, ops->ctl_msr(d, c), 0);
     uint64_t count = 0;
-    *ran = p->read_msr(p->ctx, ops->ctr_msr(d, 0), &count) == NB_OK;
+    *ran = p->read_msr(p->ctx, ops->ctr_msr(d, c), &count) == NB_OK;
     return count;
 }
 
@@ -200,29 +200,31 @@ bool pmu_probe(const struct nb_platform *p, const struct pmu_desc *d,
                const struct pmu_probe_loop *loop, char *why, size_t why_cap)
 {
     const struct pmu_ops *ops = pmu_ops_for(d->vendor);
-    uint32_t ctl = ops->ctl_msr(d, 0), ctr = ops->ctr_msr(d, 0);
+    /* The lowest counter that exists (counter 0 unless CPUID.23H leaves a hole there). */
+    unsigned c = (unsigned)__builtin_ctz(pmu_gp_mask(d) | (1u << 31));
+    uint32_t ctl = ops->ctl_msr(d, c), ctr = ops->ctr_msr(d, c);
     uint64_t saved_ctl = 0, saved_ctr = 0, saved_global = 0, back = 0;
     bool global = ops->has_global(d);
     if (p->read_msr(p->ctx, ctl, &saved_ctl) != NB_OK || p->read_msr(p->ctx, ctr, &saved_ctr) != NB_OK ||
         (global && p->read_msr(p->ctx, ops->global_ctrl_msr, &saved_global) != NB_OK)) {
-        nb_snprintf(why, why_cap, "reading counter 0 (MSR 0x%x) faulted", ctr);
+        nb_snprintf(why, why_cap, "reading counter %u (MSR 0x%x) faulted", c, ctr);
         return false;
     }
     bool ok = false;
     p->write_msr(p->ctx, ctl, 0);
     if (p->write_msr(p->ctx, ctr, PROBE_VALUE) != NB_OK || p->read_msr(p->ctx, ctr, &back) != NB_OK) {
-        nb_snprintf(why, why_cap, "writing counter 0 (MSR 0x%x) faulted", ctr);
+        nb_snprintf(why, why_cap, "writing counter %u (MSR 0x%x) faulted", c, ctr);
     } else if (back != PROBE_VALUE) {
-        nb_snprintf(why, why_cap, "counter 0 (MSR 0x%x) read back 0x%llx after writing 0x%llx", ctr,
+        nb_snprintf(why, why_cap, "counter %u (MSR 0x%x) read back 0x%llx after writing 0x%llx", c, ctr,
                     (unsigned long long)back, (unsigned long long)PROBE_VALUE);
     } else {
         bool ran;
-        uint64_t count = count_probe_loop(p, d, ops, loop, &ran);
+        uint64_t count = count_probe_loop(p, d, ops, c, loop, &ran);
         if (!ran)
-            nb_snprintf(why, why_cap, "reading counter 0 after the probe loop faulted");
+            nb_snprintf(why, why_cap, "reading counter %u after the probe loop faulted", c);
         else if (count < loop->min_instructions || count > loop->max_instructions)
             nb_snprintf(why, why_cap,
-                        "counter 0 counted %llu retired instructions for a loop of %llu to %llu",
+                        "counter %u counted %llu retired instructions for a loop of %llu to %llu", c,
                         (unsigned long long)count, (unsigned long long)loop->min_instructions,
                         (unsigned long long)loop->max_instructions);
         else

@@ -492,3 +492,36 @@ NB_TEST(pmu_fingerprint_names_bitmaps_and_what_is_missing)
     counters_finish(&env);
     host_platform_free(&h);
 }
+
+/* Counter 1 "counts" the probe loop while enabled. */
+static void counting_pmc1(struct host_platform *h, uint32_t msr, uint64_t value)
+{
+    if (msr == MSR_IA32_PERF_GLOBAL_CTRL && value == 0 && host_msr_get(h, MSR_IA32_PERFEVTSEL0 + 1))
+        host_msr_set(h, MSR_IA32_PMC0 + 1, 2002);
+}
+
+static void run_nothing(void *arg)
+{
+    (void)arg;
+}
+
+NB_TEST(pmu_probe_uses_the_lowest_counter_that_exists)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    struct pmu_desc d = intel(5, 0xFE); /* no counter 0 */
+    struct pmu_probe_loop loop = { run_nothing, NULL, 2000, 100000 };
+    char why[200] = "";
+    h.on_msr_write = counting_pmc1;
+    CHECK(pmu_probe(&h.p, &d, &loop, why, sizeof(why)));
+    CHECK_EQ_STR(why, "");
+    for (size_t i = 0; i < h.n_writes; i++) {
+        CHECK(h.writes[i].msr != MSR_IA32_PERFEVTSEL0 && h.writes[i].msr != MSR_IA32_PMC0);
+    }
+    /* Global enable of counter 1 only. */
+    bool enabled = false;
+    for (size_t i = 0; i < h.n_writes; i++)
+        enabled |= h.writes[i].msr == MSR_IA32_PERF_GLOBAL_CTRL && h.writes[i].value == 0x2;
+    CHECK(enabled);
+    host_platform_free(&h);
+}
