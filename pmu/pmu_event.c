@@ -253,6 +253,15 @@ static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d
                                               : "bad event code '%s' (1-2 hex digits)"))
         return false;
     ev->event = (uint16_t)value;
+    /*
+     * Intel event select 00H is the pseudo-encoding of the fixed-counter-only
+     * events (Intel's event lists; Linux FIXED_EVENT_CONSTRAINT): a
+     * general-purpose counter would not count them.
+     */
+    if (vendor == VENDOR_INTEL && ev->event == 0)
+        return bad(lp, "%s",
+                   "event 00H is a fixed-counter-only event (00.01-00.04: instructions, core "
+                   "cycles, reference cycles, slots); use -fixed_counters");
     if (!parse_hex_field(lp, fields[1], 2, &value, "bad unit mask '%s' (1-2 hex digits)"))
         return false;
     ev->umask = (uint8_t)value;

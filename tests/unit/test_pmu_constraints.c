@@ -525,3 +525,29 @@ NB_TEST(pmu_probe_uses_the_lowest_counter_that_exists)
     CHECK(enabled);
     host_platform_free(&h);
 }
+
+/*
+ * Event select 00H is Intel's pseudo-encoding of the fixed-counter-only events
+ * (Intel's event lists: 00.01 INST_RETIRED.ANY, 00.02 CPU_CLK_UNHALTED.THREAD,
+ * 00.03 CPU_CLK_UNHALTED.REF_TSC, 00.04 TOPDOWN.SLOTS; Linux
+ * FIXED_EVENT_CONSTRAINT): a general-purpose counter programmed with it
+ * counts nothing useful, so the line is refused, not measured as 0.
+ */
+NB_TEST(pmu_fixed_counter_only_events_refused)
+{
+    struct pmu_desc d = intel(5, 0xFF);
+    struct pmu_event ev[4];
+    struct log log;
+    size_t n = parse("00.03 CPU_CLK_UNHALTED.REF_TSC\n00.04 TOPDOWN.SLOTS\nC0.00 INST_RETIRED.ANY_P\n",
+                     &d, ev, &log);
+    REQUIRE(n == 1);
+    CHECK_EQ_STR(ev[0].name, "INST_RETIRED.ANY_P");
+    CHECK_EQ_STR(log.text,
+                 "1: event 00H is a fixed-counter-only event (00.01-00.04: instructions, core "
+                 "cycles, reference cycles, slots); use -fixed_counters\n"
+                 "2: event 00H is a fixed-counter-only event (00.01-00.04: instructions, core "
+                 "cycles, reference cycles, slots); use -fixed_counters\n");
+    /* AMD event 000H is an ordinary code. */
+    d.vendor = VENDOR_AMD;
+    CHECK_EQ_INT(parse("000.01 AMD_ZERO\n", &d, ev, &log), 1);
+}
