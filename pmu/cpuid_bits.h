@@ -51,6 +51,8 @@
  */
 #define PERFMON_EXT_SUBLEAF_COUNTERS 1u
 #define PERFMON_EXT_EAX_COUNTERS_VALID (1u << PERFMON_EXT_SUBLEAF_COUNTERS)
+/* CPUID.(EAX=07H,ECX=0):EDX[15] Hybrid: the package has more than one core type (SDM vol. 2A). */
+#define CPUID_07_EDX_HYBRID (1u << 15)
 /* CPUID.1AH:EAX[31:24] core type on hybrid parts. */
 #define HYBRID_CORE_TYPE(eax) (((eax) >> 24) & 0xFFu)
 #define HYBRID_CORE_ATOM 0x20u

@@ -94,6 +94,11 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         r[CPUID_EDX] = m->n_fixed | (uint32_t)m->fixed_width << 5 |
                        (m->anythread_deprecated ? PERFMON_EDX_ANYTHREAD_DEPRECATED : 0);
         break;
+    case CPUID_LEAF_STRUCT_EXT:
+        /* Subleaf 0 EDX[15]: both core types enabled (the firmware default). */
+        if (intel && m->hybrid && subleaf == 0)
+            r[CPUID_EDX] = CPUID_07_EDX_HYBRID;
+        break;
     case CPUID_LEAF_HYBRID:
         if (intel && m->hybrid)
             r[CPUID_EAX] = c->core_type << 24;

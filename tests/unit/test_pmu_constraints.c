@@ -317,6 +317,7 @@ NB_TEST(pmu_detect_hybrid_p_core_counters)
     struct host_platform h;
     /* Alder Lake (97H): CPUID.0AH reports the common subset, 6 GP and 3 fixed. */
     intel_cpu(&h, 0x97, 0x1A, 0x07300605, 0, 0, 0x8603);
+    host_cpuid_set(&h, 0x7, 0, 0, 0, 0, CPUID_07_EDX_HYBRID);
     host_cpuid_set(&h, 0x1A, 0, HYBRID_CORE_CORE << 24, 0, 0, 0);
     struct pmu_desc d;
     char why[200] = "", line[200];
@@ -330,6 +331,19 @@ NB_TEST(pmu_detect_hybrid_p_core_counters)
     REQUIRE(detect(&h, &d, why, sizeof(why)));
     CHECK_EQ_U64(d.gp_mask, 0x3F);
     CHECK_EQ_U64(d.fixed_mask, 0x7);
+    /*
+     * E-cores disabled in the firmware: CPUID.07H:EDX[15] (Hybrid) is clear and
+     * CPUID.0AH reports the P-core's own 8 and 4, which stand as they are.
+     */
+    host_cpuid_set(&h, 0x7, 0, 0, 0, 0, 0);
+    host_cpuid_set(&h, 0xA, 0, 0x07300805, 0, 0, 0x8604);
+    host_cpuid_set(&h, 0x1A, 0, HYBRID_CORE_CORE << 24, 0, 0, 0);
+    REQUIRE(detect(&h, &d, why, sizeof(why)));
+    CHECK_EQ_U64(d.gp_mask, 0xFF);
+    CHECK_EQ_U64(d.fixed_mask, 0xF);
+    CHECK(!d.hybrid_p_core_counters);
+    host_cpuid_set(&h, 0x7, 0, 0, 0, 0, CPUID_07_EDX_HYBRID);
+    host_cpuid_set(&h, 0xA, 0, 0x07300605, 0, 0, 0x8603);
     /* A model the table does not call hybrid keeps CPUID.0AH's counts even with a core type. */
     host_cpuid_set(&h, 1, 0, 0xA << 16 | 6u << 8 | 0x7 << 4, 0, 1u << 15, 1u << 4);
     host_cpuid_set(&h, 0x1A, 0, HYBRID_CORE_CORE << 24, 0, 0, 0);
@@ -472,6 +486,7 @@ NB_TEST(pmu_fingerprint_names_bitmaps_and_what_is_missing)
 {
     struct host_platform h;
     intel_cpu(&h, 0x97, 0x1A, 0x07300605, 0x10, 0x0, 0x8602); /* 2 fixed, no LLC misses */
+    host_cpuid_set(&h, 0x7, 0, 0, 0, 0, CPUID_07_EDX_HYBRID);
     host_cpuid_set(&h, 0x1A, 0, HYBRID_CORE_CORE << 24, 0, 0, 0);
     host_msr_fault(&h, 0x8B);
     h.on_msr_write = counting_pmc;
