@@ -330,11 +330,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         struct counter_read fixed[PMU_MAX_FIXED];
         size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
         unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
-        /* Keep the lowest `room` counters that exist. */
-        for (uint32_t m = gp_mask, kept = 0; m; m &= m - 1) {
-            if (kept++ >= room)
-                gp_mask &= ~(m & -m);
-        }
+        gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(env->events, (size_t)n_events, gp_mask, env->groups);
     if (n_groups == 0)

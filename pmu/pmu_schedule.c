@@ -17,6 +17,16 @@ static unsigned popcount(uint32_t v)
     return (unsigned)__builtin_popcount(v);
 }
 
+uint32_t pmu_lowest_counters(uint32_t gp_mask, unsigned n)
+{
+    uint32_t kept = 0;
+    for (; gp_mask && n; n--) {
+        kept |= gp_mask & -gp_mask;
+        gp_mask &= gp_mask - 1;
+    }
+    return kept;
+}
+
 static bool aux_compatible(const struct pmu_group *g, const struct pmu_event *ev)
 {
     for (int a = 0; a < AUX_COUNT; a++) {

@@ -42,6 +42,9 @@ struct pmu_group {
 /* The counters `ev` may use among `gp_mask` (0 when none of them). */
 uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask);
 
+/* The lowest `n` counters of `gp_mask` (what -no_mem leaves room to read). */
+uint32_t pmu_lowest_counters(uint32_t gp_mask, unsigned n);
+
 /*
  * Schedules events[0..n) on the counters of `gp_mask` (bit i = counter i;
  * counters from PMU_MAX_GP on are not used) into groups[] (room for n

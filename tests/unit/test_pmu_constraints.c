@@ -566,3 +566,14 @@ NB_TEST(pmu_fixed_counter_only_events_refused)
     d.vendor = VENDOR_AMD;
     CHECK_EQ_INT(parse("000.01 AMD_ZERO\n", &d, ev, &log), 1);
 }
+
+/* -no_mem keeps the lowest counters that exist: a set outside them is not measured. */
+NB_TEST(pmu_lowest_counters_for_no_mem)
+{
+    CHECK_EQ_U64(pmu_lowest_counters(0xFF, 3), 0x7);
+    CHECK_EQ_U64(pmu_lowest_counters(0xF3, 3), 0x13);
+    CHECK_EQ_U64(pmu_lowest_counters(0x3, 5), 0x3);
+    CHECK_EQ_U64(pmu_lowest_counters(0xFF, 0), 0);
+    struct pmu_event ev = { .ctr = -1, .ctr_mask = 0xF0 };
+    CHECK_EQ_U64(pmu_event_counters(&ev, pmu_lowest_counters(0xFF, 3)), 0);
+}
