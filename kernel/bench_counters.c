@@ -104,10 +104,11 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->usable = true;
     pick_default_config(env, m);
     const struct pmu_desc *d = &env->desc;
-    report_line(r, "pmu: %s%s, %u general-purpose counters (%u bits), %u fixed; probe ok",
-                pmu_ops_for(d->vendor)->name,
-                d->vendor == VENDOR_AMD ? (d->amd_perfmon_v2 ? " PerfMonV2" : d->amd_ext_core ? " PerfCtrExtCore" : " legacy") : "",
-                d->n_gp, d->gp_width, d->n_fixed);
+    char summary[200], missing[2][160];
+    pmu_desc_summary(d, summary, sizeof(summary));
+    report_line(r, "pmu: %s; probe ok", summary);
+    for (size_t i = 0, n = pmu_desc_missing(d, missing); i < n; i++)
+        report_line(r, "pmu: %s", missing[i]);
     if (d->core_type)
         report_line(r, "pmu: hybrid core type 0x%x (%s)", d->core_type,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
@@ -124,10 +125,9 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
         report_line(r, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "
                        "(MSR_TSX_FORCE_ABORT set for those runs, restored after)");
     if (env->session.tfa_failed) {
-        env->desc.n_gp_sched = TFA_COUNTER;
-        report_line(r, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x%x) cannot be set; PMC3 stays "
-                       "with the microcode, events use counters 0-%u only", MSR_TSX_FORCE_ABORT,
-                    TFA_COUNTER - 1);
+        env->desc.gp_withheld |= 1u << TFA_COUNTER;
+        report_line(r, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x%x) cannot be set; PMC%u stays "
+                       "with the microcode and is not used", MSR_TSX_FORCE_ABORT, TFA_COUNTER);
     }
 }
 
@@ -192,8 +192,9 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     const char *rel = o->config_path ? o->config_path : env->default_config;
     void *data = NULL;
     size_t size = 0;
-    const char *text = pmu_arch_events(env->desc.vendor);
-    size_t len = nb_strlen(text);
+    char arch[512];
+    const char *text = arch;
+    size_t len = pmu_arch_events_for(&env->desc, arch, sizeof(arch));
     bool from_file = false;
     if (o->config_path) {
         if (!read_config(env, "-config", rel, &data, &size, r))
@@ -211,7 +212,7 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     }
     struct config_errors errors = { r, from_file ? rel : "built-in events" };
     *file = errors.path;
-    size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
+    size_t n = pmu_config_parse(text, len, &env->desc, env->events,
                                 PMU_MAX_EVENTS, config_error, &errors);
     if (data)
         p->free_file(p->ctx, data, size);
@@ -400,14 +401,14 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     if (n_events < 0)
         return;
     /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
-    unsigned n_gp = pmu_sched_counters(&env->desc);
+    uint32_t gp_mask = pmu_sched_mask(&env->desc);
     if (o->no_mem) {
         struct counter_read fixed[PMU_MAX_FIXED];
         size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
         unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
-        n_gp = n_gp < room ? n_gp : room;
+        gp_mask = pmu_lowest_counters(gp_mask, room);
     }
-    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, n_gp, env->groups);
+    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, gp_mask, env->groups);
     /* With no group, one run still measures RDTSC (and the fixed counters). */
     size_t n_runs = n_groups ? n_groups : 1;
 
@@ -463,10 +464,14 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         if (!measured[i]) {
             if (r->n_errors != errors_before)
                 continue; /* the benchmark's error line says why */
-            /* Only a .CTR beyond the counters the scheduler may use can get here. */
-            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters %s (not measured)",
-                        env->events[i].name, env->events[i].ctr, n_gp,
-                        o->no_mem ? "left with -no_mem" : "usable here (PMC3 stays with TSX, see the pmu: line)");
+            /* Only a .CTR set outside the counters the scheduler may use can get here. */
+            char set[64], left[64];
+            pmu_counter_set_format(env->events[i].ctr_mask, set, sizeof(set));
+            pmu_counter_set_format(gp_mask, left, sizeof(left));
+            report_line(r, "warning: %s: .CTR=%s has none of the counters %s (%s; not measured)",
+                        env->events[i].name, set,
+                        o->no_mem ? "left with -no_mem" : "usable here (PMC3 stays with TSX, see the pmu: line)",
+                        left[0] ? left : "none");
             continue;
         }
         if (o->remove_empty_events && event_values[i] == 0)

@@ -9,9 +9,9 @@
 static const uint32_t AUX_MSR[AUX_COUNT] = { MSR_OFFCORE_RSP_0, MSR_OFFCORE_RSP_1,
                                              MSR_PEBS_LD_LAT_THRESHOLD, MSR_PEBS_FRONTEND };
 
-unsigned pmu_sched_counters(const struct pmu_desc *d)
+uint32_t pmu_sched_mask(const struct pmu_desc *d)
 {
-    return d->n_gp_sched && d->n_gp_sched < d->n_gp ? d->n_gp_sched : d->n_gp;
+    return pmu_gp_mask(d) & ~d->gp_withheld;
 }
 
 static void save(struct pmu_session *s, uint32_t msr)
@@ -60,14 +60,18 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
     /* Global control first, so pmu_session_end can restore it last. */
     if (s->ops->has_global(d))
         save(s, s->ops->global_ctrl_msr);
-    for (unsigned i = 0; i < d->n_gp; i++) {
+    for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+        if (!(pmu_gp_mask(d) & (1u << i)))
+            continue; /* a hole in the counter bitmap (CPUID.23H): no MSR there */
         save(s, s->ops->ctl_msr(d, i));
         save(s, s->ops->ctr_msr(d, i));
     }
     if (is_intel(s)) {
         save(s, MSR_IA32_FIXED_CTR_CTRL);
-        for (unsigned i = 0; i < d->n_fixed && i < 3; i++)
-            save(s, MSR_IA32_FIXED_CTR0 + i);
+        for (unsigned i = 0; i < 3; i++) {
+            if (pmu_fixed_mask(d) & (1u << i))
+                save(s, MSR_IA32_FIXED_CTR0 + i);
+        }
         for (int a = 0; a < AUX_COUNT; a++)
             save(s, AUX_MSR[a]);
     }
@@ -76,7 +80,8 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
      * RTM_FORCE_ABORT is set only while a group uses PMC3. Check now that
      * it can be written, so the scheduler knows whether PMC3 is usable.
      */
-    if (d->tsx_force_abort && d->n_gp > TFA_COUNTER &&
+    bool has_pmc3 = pmu_gp_mask(d) & (1u << TFA_COUNTER);
+    if (d->tsx_force_abort && has_pmc3 &&
         p->read_msr(p->ctx, MSR_TSX_FORCE_ABORT, &s->tfa_saved) == NB_OK) {
         s->tfa_now = s->tfa_saved;
         if (p->write_msr(p->ctx, MSR_TSX_FORCE_ABORT, s->tfa_saved | TSX_FORCE_ABORT_RTM) == NB_OK &&
@@ -84,7 +89,7 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
             s->tfa = true;
         else
             s->tfa_failed = true;
-    } else if (d->tsx_force_abort && d->n_gp > TFA_COUNTER) {
+    } else if (d->tsx_force_abort && has_pmc3) {
         s->tfa_failed = true;
     }
 }
@@ -140,8 +145,8 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
     uint32_t group_counters = 0;
     for (unsigned k = 0; g && k < g->n; k++)
         group_counters |= 1u << g->counter[k];
-    for (unsigned i = 0; i < d->n_gp; i++) {
-        if (!(group_counters & (1u << i)))
+    for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+        if ((pmu_gp_mask(d) & (1u << i)) && !(group_counters & (1u << i)))
             off(s, ops->ctl_msr(d, i));
     }
     /* An auxiliary MSR the CPU rejects skips every event of the group that needs it. */
@@ -216,7 +221,8 @@ static uint32_t full_width_alias(const struct pmu_session *s, uint32_t msr)
 {
     if (!is_intel(s) || !s->d->full_width_writes)
         return 0;
-    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + s->d->n_gp)
+    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + PMU_MAX_GP &&
+        (pmu_gp_mask(s->d) & (1u << (msr - MSR_IA32_PMC0))))
         return MSR_IA32_A_PMC0 + (msr - MSR_IA32_PMC0);
     return 0;
 }
@@ -244,7 +250,9 @@ const char *pmu_msr_name(const struct pmu_desc *d, uint32_t msr, char *buf, size
     static const char *const aux_names[AUX_COUNT] = { "MSR_OFFCORE_RSP_0", "MSR_OFFCORE_RSP_1",
                                                       "MSR_PEBS_LD_LAT_THRESHOLD", "MSR_PEBS_FRONTEND" };
     bool intel = d->vendor == VENDOR_INTEL;
-    for (unsigned i = 0; ops && i < d->n_gp; i++) {
+    for (unsigned i = 0; ops && i < PMU_MAX_GP; i++) {
+        if (!(pmu_gp_mask(d) & (1u << i)))
+            continue;
         if (msr == ops->ctl_msr(d, i))
             return nb_snprintf(buf, cap, intel ? "IA32_PERFEVTSEL%u" : "PERF_CTL%u", i), buf;
         if (msr == ops->ctr_msr(d, i))

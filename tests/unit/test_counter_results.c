@@ -402,7 +402,7 @@ NB_TEST(results_no_schedulable_event_does_not_read_stale_groups)
     x.r.n_errors = 2; /* earlier benchmarks of the suite had errors: not this one's business */
     CHECK_EQ_STR(measure(&x, "C0.00.CTR=3 PINNED\n"),
                  "RDTSC: 2.00\nInstructions retired: 1.00\nCore cycles: 0.00\nReference cycles: 0.00\n"
-                 "warning: PINNED: .CTR=3 is beyond the 2 counters left with -no_mem (not measured)\n");
+                 "warning: PINNED: .CTR=3 has none of the counters left with -no_mem (0-1; not measured)\n");
     rig_down(&x);
 }
 
@@ -440,13 +440,13 @@ NB_TEST(results_tsx_force_abort_rejected_keeps_events_off_pmc3)
     machine_tweak = tsx_force_abort_rejected;
     REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
     CHECK(strstr(x.init_text, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x10f) cannot be set; PMC3 "
-                              "stays with the microcode, events use counters 0-2 only\n"));
+                              "stays with the microcode and is not used\n"));
     /* Four events on three counters: two groups, PMC3 never programmed. */
     x.h.n_writes = 0;
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nA3.04.CTR=3 PINNED\n"),
                  "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n"
-                 "warning: PINNED: .CTR=3 is beyond the 3 counters usable here (PMC3 stays with TSX, "
-                 "see the pmu: line) (not measured)\n");
+                 "warning: PINNED: .CTR=3 has none of the counters usable here (PMC3 stays with TSX, "
+                 "see the pmu: line) (0-2; not measured)\n");
     CHECK_EQ_INT(hw.runs, 2 * 2 * 15);
     for (size_t i = 0; i < x.h.n_writes; i++) {
         if (x.h.writes[i].msr == MSR_IA32_PERFEVTSEL0 + 3)

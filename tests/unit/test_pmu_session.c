@@ -28,8 +28,9 @@ static void skylake_desc(struct pmu_desc *d)
 static size_t schedule(const char *config, enum cpu_vendor vendor, unsigned n_gp, struct pmu_event *ev,
                        struct pmu_group *g)
 {
-    size_t n = pmu_config_parse(config, strlen(config), vendor, n_gp, ev, 8, NULL, NULL);
-    return pmu_schedule(ev, n, n_gp, g);
+    struct pmu_desc d = { .vendor = vendor, .n_gp = n_gp };
+    size_t n = pmu_config_parse(config, strlen(config), &d, ev, 8, NULL, NULL);
+    return pmu_schedule(ev, n, pmu_gp_mask(&d), g);
 }
 
 /* Index of the first recorded write to `msr` at or after `from`, or -1. */
@@ -248,10 +249,10 @@ NB_TEST(session_tsx_force_abort_that_faults_keeps_pmc3_free)
     CHECK(!s.tfa && !s.tfa_failed);
     CHECK_EQ_INT(h.n_write_faults, 0);
     pmu_session_end(&s);
-    d.n_gp_sched = TFA_COUNTER;
-    CHECK_EQ_INT(pmu_sched_counters(&d), 3);
-    d.n_gp_sched = 0;
-    CHECK_EQ_INT(pmu_sched_counters(&d), 4);
+    d.gp_withheld = 1u << TFA_COUNTER;
+    CHECK_EQ_INT(pmu_sched_mask(&d), 0x7);
+    d.gp_withheld = 0;
+    CHECK_EQ_INT(pmu_sched_mask(&d), 0xF);
     host_platform_free(&h);
 }
 
