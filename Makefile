@@ -59,6 +59,7 @@ qemu-test: deps all
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
+	tests/check_nanobench_names.sh
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test

@@ -5,6 +5,7 @@
  *   gen_configs PMU OUT_DIR [--prefix NAME]   OUT_DIR/cfg_NAME_{all,common}.txt
  *   gen_configs all OUT_DIR                   every family below + cpu_map.txt
  *   gen_configs verify FILE...                grammar/width/duplicate self-check
+ *   gen_configs check DIR                     known values and counter sets vs the tables
  *   gen_configs selftest                      encoder/parser checks (no libpfm4 needed)
  *
  * Supporting a new microarchitecture is one line in `families` and `make configs`.
@@ -19,64 +20,117 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gen_check.h"
 #include "gen_common.h"
 #include "gen_evtsel.h"
 #include "gen_pfm.h"
 #include "gen_selftest.h"
+#include "gen_tfam.h"
 #include "gen_verify.h"
 #include "gen_write.h"
 
 struct family {
     const char *prefix;  /* cfg_<prefix>_{all,common}.txt */
+    const char *table;   /* configs/tables/<table>.txt; NULL: from libpfm4 (pmus) */
+    const char *alias;   /* an older name of the common file, still written */
     const char *pmus;    /* libpfm4 PMUs to try, '|'-separated: the first one present wins */
     const char *note;    /* header note when a later (proxy) PMU had to be used */
     const char *exclude; /* ','-separated name patterns dropped from a proxy PMU */
     const char *exclude_why; /* why they are dropped (shown in the _all file) */
-    const char *cpus;    /* "VENDOR FAMILY MODEL,MODEL,..." rows for cpu_map.txt */
+    const char *cpus;    /* "VENDOR FAMILY MODEL,MODEL,..." rows for cpu_map.txt; NULL: none */
     const char *hybrid;  /* E-core prefix sharing these models (hybrid parts) */
     const char *what;    /* cpu_map.txt comment */
 };
 
 /*
- * Model numbers: Linux arch/x86/include/asm/intel-family.h (Intel) and the Zen
- * generation ranges in arch/x86/kernel/cpu/amd.c bsp_init_amd() (AMD).
+ * Model numbers: Intel perfmon mapfile.csv (which event file serves which
+ * GenuineIntel-FAMILY-MODEL, and on hybrid parts which core type) cross-checked with
+ * Linux arch/x86/include/asm/intel-family.h; AMD: the Zen generation ranges in Linux
+ * arch/x86/kernel/cpu/amd.c bsp_init_amd().
  */
+#define T(prefix, table, cpus, what) \
+    {prefix, table, NULL, NULL, NULL, NULL, NULL, cpus, NULL, what}
 static const struct family families[] = {
-    {"Skylake", "skl", NULL, NULL, NULL, "intel 6 0x4E,0x5E,0x55,0x8E,0x9E,0xA5,0xA6", NULL,
-     "Skylake (4E/5E), Skylake-SP/Cascade Lake (55), Kaby/Coffee Lake (8E/9E),\n"
-     "Comet Lake (A5/A6)"},
-    {"IceLake", "icl", NULL, NULL, NULL, "intel 6 0x7D,0x7E,0x6A,0x6C", NULL,
-     "Ice Lake client (7D/7E), Ice Lake-SP (6A), Ice Lake-D (6C)"},
-    {"AlderLake-P", "adl_glc|spr",
-     "libpfm4 %s has no Alder Lake P-core (Golden Cove) table (adl_glc came after 4.13).\n"
-     "These events come from its Sapphire Rapids table (spr): the same Golden Cove core.\n"
-     "Server-only events (remote socket, SNC, PMM, local socket) are left out.\n"
-     "With a libpfm4 that has adl_glc, `make configs` uses it instead.",
-     "*REMOTE*,*SNC*,*PMM*,*SOCKET*", "server-only (remote socket, SNC or PMM)",
-     "intel 6 0x97,0x9A,0xB7,0xBA,0xBF", "AlderLake-E",
-     "Alder Lake (97/9A), Raptor Lake (B7/BA/BF); hybrid: P-core, then E-core config"},
-    {"AlderLake-E", "adl_grt|tmt",
-     "libpfm4 %s has no Alder Lake E-core (Gracemont) table (adl_grt came after 4.13).\n"
-     "These events come from its Tremont table (tmt), the Atom core before Gracemont,\n"
-     "under libpfm4's Tremont names. Each encoding was checked against Intel's Gracemont\n"
-     "event list (perfmon ADL/events/alderlake_gracemont_core.json, v1.29); the Tremont\n"
-     "events Gracemont lacks or encodes differently are left out. Gracemont has many\n"
-     "more events (e.g. UOPS_ISSUED.ANY 0E.00, TOPDOWN_*) that libpfm4 4.13 cannot give.\n"
-     "With a libpfm4 that has adl_grt, `make configs` uses it instead.",
-     /* Tremont encodings absent from (or different in) the Gracemont list, v1.29. */
-     "CYCLES_DIV_BUSY.*,MACHINE_CLEARS.ANY,ITLB.FILLS,*.WALK_COMPLETED_*,*_L3_MISS",
-     "not in Intel's Gracemont event list with this encoding", "intel 6 0xBE", NULL,
-     "Alder Lake-N (E-cores only)"},
-    {"SapphireRapids", "spr", NULL, NULL, NULL, "intel 6 0x8F", NULL, "Sapphire Rapids"},
-    {"Zen2", "amd64_fam17h_zen2", NULL, NULL, NULL, "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0",
-     NULL, "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90),\n"
+    T("Bonnell", "Bonnell", "intel 6 0x1C,0x26,0x27,0x35,0x36",
+      "Bonnell / Saltwell Atom (1C 26 27 35 36)"),
+    T("Nehalem", "Nehalem", "intel 6 0x1A,0x1E,0x1F", "Nehalem EP / client (1A 1E 1F)"),
+    T("NehalemEX", "NehalemEX", "intel 6 0x2E", "Nehalem EX (2E)"),
+    T("Westmere", "Westmere", "intel 6 0x25", "Westmere client (25)"),
+    T("WestmereEPDP", "WestmereEPDP", "intel 6 0x2C", "Westmere EP (2C)"),
+    T("WestmereEX", "WestmereEX", "intel 6 0x2F", "Westmere EX (2F)"),
+    T("SandyBridge", "SandyBridge", "intel 6 0x2A", "Sandy Bridge (2A)"),
+    T("SandyBridgeEP", "SandyBridgeEP", "intel 6 0x2D", "Sandy Bridge EP, Jaketown (2D)"),
+    T("IvyBridge", "IvyBridge", "intel 6 0x3A", "Ivy Bridge (3A)"),
+    T("IvyBridgeEP", "IvyBridgeEP", "intel 6 0x3E", "Ivy Bridge EP, Ivytown (3E)"),
+    T("Haswell", "Haswell", "intel 6 0x3C,0x45,0x46", "Haswell (3C 45 46)"),
+    T("HaswellX", "HaswellX", "intel 6 0x3F", "Haswell-X (3F)"),
+    T("Broadwell", "Broadwell", "intel 6 0x3D,0x47", "Broadwell (3D 47)"),
+    T("BroadwellX", "BroadwellX", "intel 6 0x4F", "Broadwell-X (4F)"),
+    T("BroadwellDE", "BroadwellDE", "intel 6 0x56", "Broadwell-DE (56)"),
+    T("Silvermont", "Silvermont", "intel 6 0x37,0x4A,0x4C,0x4D,0x5A",
+      "Silvermont / Airmont (37 4A 4C 4D 5A)"),
+    T("KnightsLanding", "KnightsLanding", "intel 6 0x57,0x85",
+      "Knights Landing (57), Knights Mill (85)"),
+    T("Skylake", "Skylake", "intel 6 0x4E,0x5E,0x8E,0x9E,0xA5,0xA6",
+      "Skylake (4E 5E), Kaby / Coffee / Whiskey Lake (8E 9E), Comet Lake (A5 A6)"),
+    T("SkylakeX", "SkylakeX", "intel 6 0x55",
+      "Skylake-SP (55, steppings 0-4). Cascade Lake (55, steppings 5-7 and later)\n"
+      "has its own table, cfg_CascadeLakeX_*; cpu_map.txt has no stepping column,\n"
+      "so the image takes SkylakeX for both (they differ in a few events only)"),
+    {"CascadeLakeX", "CascadeLakeX", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    T("Goldmont", "Goldmont", "intel 6 0x5C,0x5F", "Goldmont (5C 5F)"),
+    T("GoldmontPlus", "GoldmontPlus", "intel 6 0x7A", "Goldmont Plus (7A)"),
+    T("IceLake", "IceLake", "intel 6 0x7D,0x7E", "Ice Lake client (7D 7E)"),
+    T("IceLakeX", "IceLakeX", "intel 6 0x6A,0x6C", "Ice Lake-SP (6A), Ice Lake-D (6C)"),
+    T("Tremont", "Tremont", "intel 6 0x96,0x9C", "Tremont: Elkhart Lake (96), Jasper Lake (9C)"),
+    T("SnowRidgeX", "SnowRidgeX", "intel 6 0x86", "Tremont: Snow Ridge (86)"),
+    T("TigerLake", "TigerLake", "intel 6 0x8C,0x8D", "Tiger Lake (8C 8D)"),
+    T("RocketLake", "RocketLake", "intel 6 0xA7", "Rocket Lake (A7)"),
+    {"AlderLakeP", "AlderLakeP", "AlderLake-P", NULL, NULL, NULL, NULL,
+     "intel 6 0x97,0x9A,0xB7,0xBA,0xBF", "AlderLakeE",
+     "Alder Lake (97 9A), Raptor Lake (B7 BA BF): Intel's mapfile serves Raptor Lake\n"
+     "with the Alder Lake tables (Golden Cove / Gracemont); hybrid: P-core, E-core"},
+    {"AlderLakeE", "AlderLakeE", "AlderLake-E", NULL, NULL, NULL, NULL, "intel 6 0xBE", NULL,
+     "Alder Lake-N (BE, E-cores only)"},
+    T("SapphireRapids", "SapphireRapids", "intel 6 0x8F", "Sapphire Rapids (8F)"),
+    T("EmeraldRapids", "EmeraldRapids", "intel 6 0xCF", "Emerald Rapids (CF)"),
+    {"MeteorLakeP_RedwoodCove", "MeteorLakeP_RedwoodCove", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xAA,0xAC,0xB5", "MeteorLakeE_Crestmont",
+     "Meteor Lake (AA AC B5); hybrid: Redwood Cove P-core, Crestmont E-core"},
+    {"MeteorLakeE_Crestmont", "MeteorLakeE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL},
+    T("SierraForest", "SierraForest", "intel 6 0xAF", "Sierra Forest (AF, Crestmont)"),
+    T("GraniteRapids", "GraniteRapids", "intel 6 0xAD,0xAE", "Granite Rapids (AD AE)"),
+    {"ArrowLakeP_LionCove", "ArrowLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xC5,0xC6", "ArrowLakeE_Skymont",
+     "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core. The low-power\n"
+     "Crestmont E-cores of C5 report the same core type (20H) as Skymont; their own\n"
+     "table is cfg_ArrowLakeLPE_Crestmont_* (pick it with -config)"},
+    {"ArrowLakeE_Skymont", "ArrowLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL},
+    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL},
+    {"LunarLakeP_LionCove", "LunarLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xBD", "LunarLakeE_Skymont",
+     "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core"},
+    {"LunarLakeE_Skymont", "LunarLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL},
+    {"Zen2", NULL, NULL, "amd64_fam17h_zen2", NULL, NULL, NULL,
+     "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0", NULL,
+     "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90),\n"
      "Mendocino (A0)"},
-    {"Zen3", "amd64_fam19h_zen3", NULL, NULL, NULL, "amd 0x19 0x01,0x08,0x21,0x40,0x44,0x50",
-     NULL, "Milan (01), Chagall (08), Vermeer (21), Rembrandt (40/44), Cezanne (50)"},
-    {"Zen4", "amd64_fam19h_zen4", NULL, NULL, NULL, "amd 0x19 0x11,0x18,0x61,0x74,0x78", NULL,
+    {"Zen3", NULL, NULL, "amd64_fam19h_zen3", NULL, NULL, NULL,
+     "amd 0x19 0x01,0x08,0x21,0x40,0x44,0x50", NULL,
+     "Milan (01), Chagall (08), Vermeer (21), Rembrandt (40/44), Cezanne (50)"},
+    {"Zen4", NULL, NULL, "amd64_fam19h_zen4", NULL, NULL, NULL,
+     "amd 0x19 0x11,0x18,0x61,0x74,0x78", NULL,
      "Genoa (11), Storm Peak (18), Raphael (61), Phoenix (74), Phoenix 2 (78)"},
 };
+#undef T
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* Our event tables (tools/perfmon_table.py output), relative to the repository. */
+#define GEN_TABLES_DIR "configs/tables"
 
 /* What one generation run is for. */
 struct target {
@@ -93,6 +147,7 @@ static void usage(void)
             "       gen_configs PMU OUT_DIR [--prefix NAME]\n"
             "       gen_configs all OUT_DIR\n"
             "       gen_configs verify FILE...\n"
+            "       gen_configs check DIR\n"
             "       gen_configs selftest\n");
 }
 
@@ -243,6 +298,8 @@ static int write_cpu_map(const char *dir)
         const struct family *fam = &families[i];
         char vendor[16], famnum[16], models[256];
 
+        if (!fam->cpus)
+            continue; /* E-core half of a hybrid line, or chosen with -config only */
         if (sscanf(fam->cpus, "%15s %15s %255s", vendor, famnum, models) != 3) {
             fprintf(stderr, "gen_configs: %s: bad cpus \"%s\"\n", fam->prefix, fam->cpus);
             fclose(f);
@@ -276,14 +333,22 @@ static int ensure_dir(const char *dir)
 
 static int cmd_all(const char *dir)
 {
-    int failed = 0;
+    int failed = 0, pfm_ready = 0;
 
     if (ensure_dir(dir) != 0)
         return 1;
     for (size_t i = 0; i < NFAMILIES; i++) {
         struct target t;
-        if (resolve_family(&families[i], &t) != 0 || generate(&t, dir) != 0)
+        if (families[i].table) {
+            struct gen_tfam tf = {families[i].prefix, families[i].table, families[i].alias};
+            if (gen_tfam_generate(&tf, GEN_TABLES_DIR, dir) != 0)
+                failed = 1;
+        } else if (!pfm_ready && (pfm_ready = gen_pfm_init() == 0 ? 1 : -1) < 0) {
             failed = 1;
+        } else if (pfm_ready < 0 || resolve_family(&families[i], &t) != 0 ||
+                   generate(&t, dir) != 0) {
+            failed = 1;
+        }
     }
     if (write_cpu_map(dir) != 0)
         failed = 1;
@@ -302,7 +367,7 @@ static int cmd_pmu(const char *pmu, const char *dir, const char *prefix)
     }
     t.prefix = prefix ? prefix : pmu;
     /* A family prefix brings that family's proxy note and exclusions along. */
-    if ((fam = family_by_prefix(t.prefix)) != NULL) {
+    if ((fam = family_by_prefix(t.prefix)) != NULL && fam->pmus) {
         size_t first = strcspn(fam->pmus, "|");
         t.fam = fam;
         t.proxy = !(strlen(pmu) == first && strncmp(fam->pmus, pmu, first) == 0);
@@ -313,6 +378,22 @@ static int cmd_pmu(const char *pmu, const char *dir, const char *prefix)
         }
     }
     return ensure_dir(dir) != 0 || generate(&t, dir) != 0;
+}
+
+/* Known values and counter constraints of every table family in dir. */
+static int cmd_check(const char *dir)
+{
+    int problems = gen_check_known(GEN_TABLES_DIR "/known.txt", dir);
+    char path[512];
+
+    for (size_t i = 0; i < NFAMILIES; i++) {
+        if (!families[i].table)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s.txt", GEN_TABLES_DIR, families[i].table);
+        problems += gen_check_constraints(families[i].prefix, path, dir);
+    }
+    printf("gen_configs check: %s: %d problems\n", dir, problems);
+    return problems != 0;
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -342,14 +423,16 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    if (strcmp(argv[1], "all") == 0 && argc == 3)
+        return cmd_all(argv[2]);
+    if (strcmp(argv[1], "check") == 0 && argc == 3)
+        return cmd_check(argv[2]);
     if (gen_pfm_init() != 0)
         return 1;
     if (strcmp(argv[1], "list") == 0 && argc == 2) {
         gen_pfm_list(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "all") == 0 && argc == 3)
-        return cmd_all(argv[2]);
     if (argc == 3)
         return cmd_pmu(argv[1], argv[2], NULL);
     if (argc == 5 && strcmp(argv[3], "--prefix") == 0)

@@ -1,11 +1,14 @@
-# tools/gen_configs.mk — performance-counter configs from libpfm4 (include from the
-# top-level Makefile).
+# tools/gen_configs.mk — performance-counter configs from our event tables
+# (configs/tables/, reduced from Intel perfmon / Linux's AMD event lists) and from
+# libpfm4 (include from the top-level Makefile).
 #
 #   make configs            build build/host/gen_configs, regenerate every family of the
-#                           table in tools/gen_configs.c into configs/ (cfg_<NAME>_all.txt,
-#                           cfg_<NAME>_common.txt) plus configs/cpu_map.txt, and verify them
+#                           table in tools/gen_configs.c into configs/ (cfg_<NAME>_all*.txt,
+#                           cfg_<NAME>_common.txt) plus configs/cpu_map.txt, verify them and
+#                           check them against configs/tables/known.txt and the tables'
+#                           counter sets
 #   make gen-configs-check  self-test the generator, regenerate into a temporary directory,
-#                           verify, and fail on any difference from the committed configs/
+#                           verify, check, and fail on any difference from configs/
 #
 # Needs Debian's libpfm4-dev; installed here when missing (as root, like tools/install-deps.sh).
 
@@ -14,7 +17,8 @@ GEN_CONFIGS_CC ?= gcc
 GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu
 GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
                     tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c \
-                    tools/gen_write.c
+                    tools/gen_write.c tools/gen_table.c tools/gen_tfam.c \
+                    tools/gen_check.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
 
@@ -32,6 +36,7 @@ $(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) | gen-configs-deps
 configs: $(GEN_CONFIGS)
 	$(GEN_CONFIGS) all $(GEN_CONFIGS_DIR)
 	@$(GEN_CONFIGS) verify $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/cpu_map.txt >/dev/null
+	@$(GEN_CONFIGS) check $(GEN_CONFIGS_DIR)
 
 # One shell: the temporary directory lives until the trap removes it.
 gen-configs-check: $(GEN_CONFIGS)
@@ -39,6 +44,7 @@ gen-configs-check: $(GEN_CONFIGS)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(GEN_CONFIGS) all "$$tmp" >/dev/null && \
 	$(GEN_CONFIGS) verify "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt >/dev/null && \
+	$(GEN_CONFIGS) check "$$tmp" && \
 	status=0 && \
 	for f in "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt; do \
 	  diff -u "$(GEN_CONFIGS_DIR)/$${f##*/}" "$$f" || status=1; \

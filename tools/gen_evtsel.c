@@ -45,7 +45,7 @@ static const char *const msr_names[GEN_MSR_COUNT] = {
 void gen_evtsel_init(struct gen_evtsel *e)
 {
     memset(e, 0, sizeof(*e));
-    e->ctr = -1;
+    e->ctr_mask = 0;
 }
 
 static int decode_intel(uint64_t raw, struct gen_evtsel *e, const char **why)
@@ -128,8 +128,11 @@ size_t gen_evtsel_format(enum gen_vendor vendor, const struct gen_evtsel *e, cha
         PUT(".INV");
     if (e->taken_alone)
         PUT(".TakenAlone");
-    if (e->ctr >= 0)
-        PUT(".CTR=%d", e->ctr);
+    if (e->ctr_mask) {
+        char set[96];
+        gen_ctr_format(e->ctr_mask, set, sizeof(set));
+        PUT(".CTR=%s", set);
+    }
     for (int m = 0; m < GEN_MSR_COUNT; m++)
         if (e->has_msr[m])
             PUT(".%s=0x%" PRIX64, msr_names[m], e->msr[m]);
@@ -164,7 +167,7 @@ bool gen_evtsel_same(const struct gen_evtsel *a, const struct gen_evtsel *b)
         return false;
     }
     if (a->cmask != b->cmask || a->any != b->any || a->edge != b->edge ||
-        a->inv != b->inv || a->taken_alone != b->taken_alone || a->ctr != b->ctr)
+        a->inv != b->inv || a->taken_alone != b->taken_alone || a->ctr_mask != b->ctr_mask)
         return false;
     for (int m = GEN_MSR_3F6H; m <= GEN_MSR_PF; m++)
         if (a->has_msr[m] != b->has_msr[m] || (a->has_msr[m] && a->msr[m] != b->msr[m]))
@@ -237,6 +240,69 @@ static bool parse_msr_value(const char *s, size_t len, uint64_t *out)
     }
     *out = v;
     return true;
+}
+
+size_t gen_ctr_format(uint32_t mask, char *buf, size_t size)
+{
+    size_t n = 0;
+
+    if (size)
+        buf[0] = 0;
+    for (int i = 0; i < 32; i++) {
+        int j = i;
+        int r;
+
+        if (!(mask & (1u << i)))
+            continue;
+        while (j < 31 && (mask & (1u << (j + 1))))
+            j++;
+        if (j == i)
+            r = snprintf(buf + n, n < size ? size - n : 0, "%s%d", n ? "," : "", i);
+        else
+            r = snprintf(buf + n, n < size ? size - n : 0, "%s%d-%d", n ? "," : "", i, j);
+        if (r > 0)
+            n += (size_t)r;
+        i = j;
+    }
+    return n;
+}
+
+int gen_ctr_parse(const char *s, size_t len, uint32_t *mask)
+{
+    const char *end = s + len;
+    uint32_t m = 0;
+    int last = -1;
+
+    while (s < end) {
+        const char *comma = memchr(s, ',', (size_t)(end - s));
+        const char *item_end = comma ? comma : end;
+        const char *dash = memchr(s, '-', (size_t)(item_end - s));
+        unsigned lo, hi;
+
+        if (dash) {
+            if (!parse_dec(s, (size_t)(dash - s), 31, &lo) ||
+                !parse_dec(dash + 1, (size_t)(item_end - dash - 1), 31, &hi) || hi <= lo)
+                return -1;
+        } else {
+            if (!parse_dec(s, (size_t)(item_end - s), 31, &lo))
+                return -1;
+            hi = lo;
+        }
+        if ((int)lo <= last)
+            return -1; /* ascending, no overlap: one way to read every set */
+        for (unsigned i = lo; i <= hi; i++)
+            m |= 1u << i;
+        last = (int)hi;
+        if (!comma)
+            break;
+        s = comma + 1;
+        if (s == end)
+            return -1;
+    }
+    if (!m)
+        return -1;
+    *mask = m;
+    return 0;
 }
 
 /* Modifier kinds in the order the grammar allows them. */
@@ -317,11 +383,10 @@ int gen_evtsel_parse(const char *line, enum gen_vendor *vendor, struct gen_evtse
             e->cmask = (uint8_t)v;
         } else if (eq && eq - p == 3 && !memcmp(p, "CTR", 3)) {
             mod = MOD_CTR;
-            if (!parse_dec(eq + 1, (size_t)(end - eq - 1), 31, &v)) {
-                *why = "CTR must be a decimal counter index";
+            if (gen_ctr_parse(eq + 1, (size_t)(end - eq - 1), &e->ctr_mask) != 0) {
+                *why = "CTR must be counter indices 0..31: n, n-m, n,m,... ascending";
                 return -1;
             }
-            e->ctr = (int)v;
         } else if (eq) {
             for (int m = 0; m < GEN_MSR_COUNT; m++)
                 if ((size_t)(eq - p) == strlen(msr_names[m]) &&

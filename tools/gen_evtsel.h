@@ -8,10 +8,12 @@
  * raw values libpfm4 produced, the checker feeds it text.
  *
  * Line grammar (nanoBench README, "Performance Counter Config Files"):
- *   EvtSel.UMASK(.CMSK=n)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=n)
+ *   EvtSel.UMASK(.CMSK=n)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=set)
  *       (.MSR_3F6H=x)(.MSR_PF=x)(.MSR_RSP0=x)(.MSR_RSP1=x) Name
  * EvtSel is 2 hex digits on Intel and 3 on AMD (event[11:8] included), UMASK 2 hex
- * digits, CMSK and CTR decimal, MSR values 0x-prefixed hex.
+ * digits, CMSK decimal, MSR values 0x-prefixed hex. CTR is the set of counters the
+ * event may use: decimal indices and ranges, "0-3", "0,1,2,3", "0-1,4"; a single
+ * index keeps nanoBench's meaning (pinned to that counter).
  */
 #ifndef GEN_EVTSEL_H
 #define GEN_EVTSEL_H
@@ -39,7 +41,7 @@ struct gen_evtsel {
     bool edge;
     bool inv;
     bool taken_alone;
-    int ctr;        /* programmable counter the event must use, -1 for any */
+    uint32_t ctr_mask; /* bit i: counter i allowed; 0: any (.CTR=n pins to n, .CTR=0-3 a set) */
     bool has_msr[GEN_MSR_COUNT];
     uint64_t msr[GEN_MSR_COUNT];
 };
@@ -75,6 +77,12 @@ bool gen_evtsel_same(const struct gen_evtsel *a, const struct gen_evtsel *b);
  */
 int gen_evtsel_parse(const char *line, enum gen_vendor *vendor, struct gen_evtsel *e,
                      char *name, size_t name_size, const char **why);
+
+/* Format a counter set as ascending ranges ("0-3,5"); returns the length. */
+size_t gen_ctr_format(uint32_t mask, char *buf, size_t size);
+
+/* Parse "0-3", "0,1", "2" (len bytes); 0, or -1 when malformed or empty. */
+int gen_ctr_parse(const char *s, size_t len, uint32_t *mask);
 
 /* True for [A-Z0-9_.]+ — the names the generator writes. */
 bool gen_name_ok(const char *name);

@@ -31,6 +31,7 @@ struct gen_entry {
     int rank;     /* lower wins when two entries program the same thing */
     int alias_of; /* GEN_ALIAS: index of the kept entry */
     bool needs_merge; /* AMD: libpfm4 says exact counts need the MergeEvent pairing */
+    bool offcore;     /* programs MSR_OFFCORE_RSP_x (event tables: the _all_offcore file) */
     char why[160];
 };
 

@@ -68,6 +68,16 @@ static const struct parse_case parse_cases[] = {
     {"C6.01.MSR_PF=0x400106 FRONTEND_RETIRED.IDQ_4_BUBBLES", 1},
     {"3C.00.CMSK=1.AnyT.EDG.INV.TakenAlone.CTR=2 X", 1},
     {"0C0.00 RETIRED_INSTRUCTIONS", 1},
+    /* counter sets (configs/README.md "Format"): ranges and lists, ascending */
+    {"48.01.CTR=0-3 L1D_PEND_MISS.PENDING", 1},
+    {"48.01.CTR=0,1,2,3 X", 1},
+    {"48.01.CTR=0-1,4 X", 1},
+    {"48.01.CTR=3-1 X", 0},         /* descending range */
+    {"48.01.CTR=2,1 X", 0},         /* not ascending */
+    {"48.01.CTR=0-3,2 X", 0},       /* overlap */
+    {"48.01.CTR=0, X", 0},          /* trailing comma */
+    {"48.01.CTR=32 X", 0},          /* beyond 31 */
+    {"48.01.CTR= X", 0},            /* empty set */
     {"C0.0 X", 0},                  /* umask width */
     {"C0 X", 0},                    /* no umask */
     {"c0.00 X", 0},                 /* lower-case hex */
@@ -160,6 +170,26 @@ static void test_same(void)
     check(!gen_evtsel_same(&a, &b), "same", "different offcore values");
 }
 
+/* Counter sets: format is the canonical ranges form, parse accepts lists. */
+static void test_ctr(void)
+{
+    static const struct {
+        uint32_t mask;
+        const char *text;
+    } cases[] = {{0x1, "0"}, {0x4, "2"}, {0xF, "0-3"}, {0x13, "0-1,4"},
+                 {0x2A, "1,3,5"}, {0xFE, "1-7"}, {0x80000001u, "0,31"}};
+    uint32_t m = 0;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[96];
+        gen_ctr_format(cases[i].mask, buf, sizeof(buf));
+        check(strcmp(buf, cases[i].text) == 0, "ctr format", buf);
+        check(gen_ctr_parse(cases[i].text, strlen(cases[i].text), &m) == 0 &&
+                  m == cases[i].mask, "ctr parse", cases[i].text);
+    }
+    check(gen_ctr_parse("0,1,2,3", 7, &m) == 0 && m == 0xF, "ctr parse", "0,1,2,3");
+}
+
 /* Write text to a temporary config and return what the checker counts. */
 static int verify_text(const char *text)
 {
@@ -194,6 +224,7 @@ int gen_selftest(void)
     test_decode();
     test_parse();
     test_same();
+    test_ctr();
     test_verify();
     printf("gen_configs selftest: %d passed, %d failed\n", passes, failures);
     return failures != 0;

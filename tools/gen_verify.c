@@ -231,7 +231,9 @@ int gen_verify_cpu_map(const char *path, FILE *err)
             static const char *const sets[] = {"all", "common"};
             for (size_t s = 0; s < 2; s++) {
                 enum gen_vendor cv;
-                if (config_vendor(dir, tok[i], sets[s], &cv) != 0) {
+                /* Large tables split _all into _all_core and _all_offcore. */
+                if (config_vendor(dir, tok[i], sets[s], &cv) != 0 &&
+                    (s != 0 || config_vendor(dir, tok[i], "all_core", &cv) != 0)) {
                     fprintf(err, "%s:%d: %s/cfg_%s_%s.txt missing or without a vendor line\n",
                             path, lineno, dir, tok[i], sets[s]);
                     problems++;

@@ -25,6 +25,25 @@ struct gen_output {
 int gen_write_config(const char *dir, const struct gen_output *out, bool all,
                      const struct gen_entry *entries, size_t count, size_t *written);
 
+/* One file of an event-table family (gen_tfam.c): everything but the entries. */
+struct gen_file_spec {
+    const char *prefix;  /* cfg_<prefix>_<kind>.txt */
+    const char *kind;    /* "all", "all_core", "all_offcore", "common" */
+    const char *source;  /* "Source: ..." text */
+    const char *regen;   /* how to regenerate (one line) */
+    const char *summary; /* more header text, '\n'-separated, or NULL */
+    enum gen_vendor vendor;
+    bool tail;           /* list the entries not written, with why, at the end */
+};
+
+/*
+ * Write dir/cfg_<prefix>_<kind>.txt: header, every GEN_KEEP entry for which
+ * want(entry) is true (want NULL: all), and with tail the others by name.
+ */
+int gen_write_entries(const char *dir, const struct gen_file_spec *s,
+                      const struct gen_entry *e, size_t n,
+                      bool (*want)(const struct gen_entry *), size_t *written);
+
 /* Print text as comment lines, one "# " line per '\n'-separated line. */
 void gen_write_comment(FILE *f, const char *text);
 

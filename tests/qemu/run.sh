@@ -311,7 +311,7 @@ wrmsr 0xc0010201 0x0
 wrmsr 0xc0010200 0x1004304cf
 wrmsr 0xc0000301 0x1" "$out" || return 1
     # Without -config: the config the image would pick for that model.
-    $NB -plan -plan_cpu intel:6:0x55:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
+    $NB -plan -plan_cpu intel:6:0x5E:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
         { echo "no Skylake default config"; return 1; }
     local rc
     $NB -plan -plan_cpu via:6:1:4 >/dev/null 2>&1

@@ -1,0 +1,17 @@
+/*
+ * gen_check — `gen_configs check DIR`: the generated configs against the facts.
+ *
+ * Known values: configs/tables/known.txt lists events with the encoding the vendor's
+ * file gives them (written out separately from the converter); each must appear with
+ * exactly that encoding in cfg_<PREFIX>_all*.txt. Constraints: every event line of
+ * every file of a table family carries the counter set its table gives it (.CTR), and
+ * no other.
+ */
+#ifndef GEN_CHECK_H
+#define GEN_CHECK_H
+
+/* Both return the number of problems, each reported on stderr. */
+int gen_check_known(const char *known_path, const char *dir);
+int gen_check_constraints(const char *prefix, const char *table_path, const char *dir);
+
+#endif /* GEN_CHECK_H */
