@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "gen_table.h"
+#include "cpuid_bits.h"
+#include "pmu_config_map.h"
 
 static const char *const kinds[] = {"all", "all_core", "all_offcore", "common"};
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -157,5 +159,68 @@ int gen_check_constraints(const char *prefix, const char *table_path, const char
         problems++;
     }
     gen_table_free(&t);
+    return problems;
+}
+
+int gen_check_cpu_map(const char *dir)
+{
+    char path[1024], line[512];
+    int problems = 0, lineno = 0, rows = 0;
+    static char text[1 << 20];
+    size_t len;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/cpu_map.txt", dir);
+    if (!(f = fopen(path, "r"))) {
+        fprintf(stderr, "gen_configs check: %s: cannot open\n", path);
+        return 1;
+    }
+    len = fread(text, 1, sizeof(text), f);
+    rewind(f);
+    while (fgets(line, sizeof(line), f)) {
+        char vendor[16], prefix[128], eprefix[128] = "";
+        unsigned long fam, model;
+
+        lineno++;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%15s %li %li %127s %127s", vendor, (long *)&fam, (long *)&model,
+                   prefix, eprefix) < 4) {
+            fprintf(stderr, "%s:%d: unreadable\n", path, lineno);
+            problems++;
+            continue;
+        }
+        rows++;
+        for (int e = 0; e < 2; e++) {
+            struct config_choice c;
+            char want[256], file[1300];
+            FILE *cfg;
+            enum config_match m = pmu_config_map_choose(
+                text, len, strcmp(vendor, "amd") == 0 ? VENDOR_AMD : VENDOR_INTEL,
+                (uint32_t)fam, (uint32_t)model, e ? HYBRID_CORE_ATOM : HYBRID_CORE_CORE, &c);
+
+            snprintf(want, sizeof(want), "configs/cfg_%s_common.txt",
+                     e && eprefix[0] ? eprefix : prefix);
+            if (m != CONFIG_MATCH_EXACT || strcmp(c.path, want) != 0) {
+                fprintf(stderr, "%s:%d: lookup of %s 0x%lx 0x%lx (%s) gives %s, not %s\n",
+                        path, lineno, vendor, fam, model, e ? "E-core" : "P-core",
+                        m == CONFIG_MATCH_NONE ? "nothing" : c.path, want);
+                problems++;
+                continue;
+            }
+            snprintf(file, sizeof(file), "%s/%s", dir, c.path + strlen("configs/"));
+            if (!(cfg = fopen(file, "r"))) {
+                fprintf(stderr, "%s:%d: %s does not exist\n", path, lineno, file);
+                problems++;
+            } else {
+                fclose(cfg);
+            }
+        }
+    }
+    fclose(f);
+    if (!rows) {
+        fprintf(stderr, "%s: no CPUs\n", path);
+        problems++;
+    }
     return problems;
 }

@@ -14,4 +14,11 @@
 int gen_check_known(const char *known_path, const char *dir);
 int gen_check_constraints(const char *prefix, const char *table_path, const char *dir);
 
+/*
+ * Every CPU line of dir/cpu_map.txt, looked up through the image's own code
+ * (pmu/pmu_config_map.c) as a P-core and as an E-core: an exact match naming that
+ * line's config, and the config exists in dir.
+ */
+int gen_check_cpu_map(const char *dir);
+
 #endif /* GEN_CHECK_H */

@@ -383,7 +383,7 @@ static int cmd_pmu(const char *pmu, const char *dir, const char *prefix)
 /* Known values and counter constraints of every table family in dir. */
 static int cmd_check(const char *dir)
 {
-    int problems = gen_check_known(GEN_TABLES_DIR "/known.txt", dir);
+    int problems = gen_check_known(GEN_TABLES_DIR "/known.txt", dir) + gen_check_cpu_map(dir);
     char path[512];
 
     for (size_t i = 0; i < NFAMILIES; i++) {

@@ -14,11 +14,11 @@
 
 GEN_CONFIGS := build/host/gen_configs
 GEN_CONFIGS_CC ?= gcc
-GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu
+GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu -Ilib
 GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
                     tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c \
                     tools/gen_write.c tools/gen_table.c tools/gen_tfam.c \
-                    tools/gen_check.c
+                    tools/gen_check.c pmu/pmu_config_map.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
 
@@ -29,7 +29,7 @@ gen-configs-deps:
 	  echo "gen_configs: installing libpfm4-dev"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpfm4-dev; }
 
-$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) | gen-configs-deps
+$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) pmu/pmu_config_map.h | gen-configs-deps
 	@mkdir -p $(@D)
 	$(GEN_CONFIGS_CC) $(GEN_CONFIGS_CFLAGS) -o $@ $(GEN_CONFIGS_SRCS) -lpfm
 

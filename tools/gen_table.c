@@ -78,7 +78,7 @@ int gen_table_load(const char *path, struct gen_table *t)
     }
     while (fgets(buf, sizeof(buf), f)) {
         char code[GEN_LINE_MAX], name[GEN_NAME_MAX], ctrs[96], flags[256] = "";
-        char line[GEN_LINE_MAX + 8], parsed_name[GEN_NAME_MAX];
+        char line[GEN_LINE_MAX + GEN_NAME_MAX + 8], parsed_name[GEN_NAME_MAX];
         struct gen_entry *e;
         const char *why = NULL;
         enum gen_vendor v;
@@ -132,7 +132,7 @@ int gen_table_load(const char *path, struct gen_table *t)
         e->alias_of = -1;
         if (strncmp(ctrs, "fixed:", 6) == 0) {
             e->status = GEN_SKIP_FIXED;
-            snprintf(e->why, sizeof(e->why), "only fixed counter %s counts it; the image "
+            snprintf(e->why, sizeof(e->why), "only fixed counter %.8s counts it; the image "
                      "reads the fixed counters itself", ctrs + 6);
         } else if (strcmp(ctrs, "any") != 0) {
             uint32_t all = t->gp == 32 ? 0xFFFFFFFFu : (1u << t->gp) - 1;

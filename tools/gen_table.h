@@ -19,7 +19,7 @@
 
 struct gen_table {
     char path[512];
-    char source[512];  /* the "# source:" line, without "# source: " */
+    char source[800];  /* the "# source:" line, without "# source: " */
     enum gen_vendor vendor;
     int gp;            /* general-purpose counters */
     struct gen_entry *e; /* in table order; KEEP, SKIP_FIXED or SKIP_BITS */
