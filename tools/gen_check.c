@@ -11,6 +11,7 @@
 #include "gen_table.h"
 #include "cpuid_bits.h"
 #include "pmu_config_map.h"
+#include "pmu_msr_config.h"
 
 static const char *const kinds[] = {"all", "all_core", "all_offcore", "common"};
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -221,6 +222,42 @@ int gen_check_cpu_map(const char *dir)
     if (!rows) {
         fprintf(stderr, "%s: no CPUs\n", path);
         problems++;
+    }
+    return problems;
+}
+
+static void msr_error(void *arg, unsigned line, const char *message)
+{
+    int *problems = arg;
+    fprintf(stderr, "msr config line %u: %s\n", line, message);
+    (*problems)++;
+}
+
+int gen_check_msr(const char *dir, const char *const *names, int count)
+{
+    static char text[1 << 16];
+    static struct msr_event ev[MSR_EVENT_MAX];
+    int problems = 0;
+
+    for (int i = 0; i < count; i++) {
+        char path[1024];
+        size_t len, n;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        if (!(f = fopen(path, "r"))) {
+            fprintf(stderr, "gen_configs check: %s: cannot open\n", path);
+            problems++;
+            continue;
+        }
+        len = fread(text, 1, sizeof(text), f);
+        fclose(f);
+        int before = problems;
+        n = msr_config_parse(text, len, ev, MSR_EVENT_MAX, msr_error, &problems);
+        if (problems != before || n == 0) {
+            fprintf(stderr, "gen_configs check: %s: %zu events, rejected lines above\n", path, n);
+            problems += n == 0;
+        }
     }
     return problems;
 }

@@ -21,4 +21,8 @@ int gen_check_constraints(const char *prefix, const char *table_path, const char
  */
 int gen_check_cpu_map(const char *dir);
 
+/* Every msr_*.txt of dir parses with the image's parser (pmu/pmu_msr_config.c), no
+ * line rejected, at least one event each. */
+int gen_check_msr(const char *dir, const char *const *names, int count);
+
 #endif /* GEN_CHECK_H */

@@ -23,6 +23,7 @@
 #include "gen_check.h"
 #include "gen_common.h"
 #include "gen_evtsel.h"
+#include "gen_msr.h"
 #include "gen_pfm.h"
 #include "gen_selftest.h"
 #include "gen_tfam.h"
@@ -350,7 +351,7 @@ static int cmd_all(const char *dir)
             failed = 1;
         }
     }
-    if (write_cpu_map(dir) != 0)
+    if (write_cpu_map(dir) != 0 || gen_msr_write_all(dir) != 0)
         failed = 1;
     return failed;
 }
@@ -380,10 +381,15 @@ static int cmd_pmu(const char *pmu, const char *dir, const char *prefix)
     return ensure_dir(dir) != 0 || generate(&t, dir) != 0;
 }
 
-/* Known values and counter constraints of every table family in dir. */
+/* The MSR configs gen_msr.c writes. */
+static const char *const msr_files[] = {"msr_RAPL.txt", "msr_RAPL_AMD.txt",
+                                        "msr_uncore_Skylake.txt", "msr_uncore_Zen4.txt"};
+
+/* Known values, counter constraints, cpu_map lookups and MSR configs in dir. */
 static int cmd_check(const char *dir)
 {
-    int problems = gen_check_known(GEN_TABLES_DIR "/known.txt", dir) + gen_check_cpu_map(dir);
+    int problems = gen_check_known(GEN_TABLES_DIR "/known.txt", dir) + gen_check_cpu_map(dir) +
+                   gen_check_msr(dir, msr_files, (int)(sizeof(msr_files) / sizeof(msr_files[0])));
     char path[512];
 
     for (size_t i = 0; i < NFAMILIES; i++) {

@@ -18,7 +18,8 @@ GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu -Ilib
 GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
                     tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c \
                     tools/gen_write.c tools/gen_table.c tools/gen_tfam.c \
-                    tools/gen_check.c pmu/pmu_config_map.c lib/nb_text.c
+                    tools/gen_check.c tools/gen_msr.c pmu/pmu_config_map.c \
+                    pmu/pmu_msr_config.c pmu/config_lines.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
 
@@ -29,7 +30,8 @@ gen-configs-deps:
 	  echo "gen_configs: installing libpfm4-dev"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpfm4-dev; }
 
-$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) pmu/pmu_config_map.h | gen-configs-deps
+$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) pmu/pmu_config_map.h \
+                pmu/pmu_msr_config.h | gen-configs-deps
 	@mkdir -p $(@D)
 	$(GEN_CONFIGS_CC) $(GEN_CONFIGS_CFLAGS) -o $@ $(GEN_CONFIGS_SRCS) -lpfm
 
@@ -46,10 +48,10 @@ gen-configs-check: $(GEN_CONFIGS)
 	$(GEN_CONFIGS) verify "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt >/dev/null && \
 	$(GEN_CONFIGS) check "$$tmp" && \
 	status=0 && \
-	for f in "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt; do \
+	for f in "$$tmp"/cfg_*.txt "$$tmp"/msr_*.txt "$$tmp"/cpu_map.txt; do \
 	  diff -u "$(GEN_CONFIGS_DIR)/$${f##*/}" "$$f" || status=1; \
 	done && \
-	for f in $(GEN_CONFIGS_DIR)/cfg_*.txt; do \
+	for f in $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/msr_*.txt; do \
 	  test -e "$$tmp/$${f##*/}" || { echo "gen-configs-check: $$f is no longer generated"; status=1; }; \
 	done && \
 	if [ $$status -ne 0 ]; then \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gen_evtsel.h"
+#include "gen_msr.h"
 #include "gen_verify.h"
 
 /* Select bits nanoBench sets itself: USR (16), OS (17), INT (20), EN (22). */
@@ -190,6 +191,20 @@ static void test_ctr(void)
     check(gen_ctr_parse("0,1,2,3", 7, &m) == 0 && m == 0xF, "ctr parse", "0,1,2,3");
 }
 
+/*
+ * MSR config values against hand-computed ones: AMD family 19h L3 select for
+ * l3_lookup_state.all_coherent_accesses_to_l3 (event 04H, umask FFH): EventSel 04H |
+ * UnitMask FFH << 8 | Enable bit 22 | EnAllSlices bit 46 | EnAllCores bit 47 |
+ * ThreadMask 3 << 56; Skylake CBo UNC_CBO_CACHE_LOOKUP.ANY_MESI (34H/8FH) with the
+ * enable bit 22 = 408F34H, the value of nanoBench's README example.
+ */
+static void test_msr_values(void)
+{
+    check(gen_msr_amd_l3_ctl(0x04, 0xFF) == 0x0300C0000040FF04ull, "msr", "AMD L3 select");
+    check(gen_msr_amd_l3_ctl(0x04, 0x01) == 0x0300C00000400104ull, "msr", "AMD L3 miss");
+    check(gen_msr_intel_unc_ctl(0x34, 0x8F) == 0x408F34ull, "msr", "SKL CBo lookup");
+}
+
 /* Write text to a temporary config and return what the checker counts. */
 static int verify_text(const char *text)
 {
@@ -225,6 +240,7 @@ int gen_selftest(void)
     test_parse();
     test_same();
     test_ctr();
+    test_msr_values();
     test_verify();
     printf("gen_configs selftest: %d passed, %d failed\n", passes, failures);
     return failures != 0;
