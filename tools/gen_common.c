@@ -91,6 +91,20 @@ static const char *const amd_patterns[] = {
     /* divider */
     "DIV_CYCLES_BUSY_COUNT",
     "DIV_OP_COUNT",
+    /* the same under Linux's (PPR) names, for the event tables */
+    "DE_SRC_OP_DISP.*",
+    "DE_DIS_OPS_FROM_DECODER.*",
+    "DE_NO_DISPATCH_PER_SLOT.*",
+    "LS_DMND_FILLS_FROM_SYS.LOCAL_L2",
+    "LS_DMND_FILLS_FROM_SYS.LOCAL_CCX",
+    "LS_DMND_FILLS_FROM_SYS.DRAM_IO_ALL",
+    "LS_L1_D_TLB_MISS.ALL",
+    "EX_RET_COND",
+    "EX_RET_BRN_TKN",
+    "EX_RET_BRN_TKN_MISP",
+    "EX_RET_UCODE_OPS",
+    "EX_DIV_BUSY",
+    "EX_DIV_COUNT",
     NULL,
 };
 

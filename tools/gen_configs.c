@@ -116,6 +116,10 @@ static const struct family families[] = {
      "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core"},
     {"LunarLakeE_Skymont", "LunarLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
      NULL},
+    T("Zen5", "Zen5",
+      "amd 0x1A 0x00-0x2F,0x40-0x4F,0x60-0x7F",
+      "Zen 5: every model of Linux's family 1Ah Zen 5 ranges (Turin 02/11,\n"
+      "Strix Point 24, Granite Ridge 44, Krackan 60, Strix Halo 70, ...)"),
     {"Zen2", NULL, NULL, "amd64_fam17h_zen2", NULL, NULL, NULL,
      "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0", NULL,
      "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90),\n"
@@ -293,8 +297,12 @@ static int write_cpu_map(const char *dir)
             "# RAPTORLAKE B7, RAPTORLAKE_P BA, RAPTORLAKE_S BF, ATOM_GRACEMONT (ALDERLAKE_N)\n"
             "# BE). AMD: Linux arch/x86/kernel/cpu/amd.c bsp_init_amd() assigns Zen 2 to\n"
             "# family 17h models 30-4F, 60-7F, 90-91, A0-AF; Zen 3 to family 19h models\n"
-            "# 00-0F, 20-5F; Zen 4 to family 19h models 10-1F, 60-AF. Listed here are the\n"
-            "# shipping models inside those ranges.\n");
+            "# 00-0F, 20-5F; Zen 4 to family 19h models 10-1F, 60-AF; Zen 5 to family 1Ah\n"
+            "# models 00-2F, 40-4F, 60-7F. Listed here are the shipping models inside the\n"
+            "# Zen 2-4 ranges and every model of the Zen 5 ranges. Intel: every model that\n"
+            "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file.\n"
+            "# A model not listed, of a listed family, gets the nearest listed model's\n"
+            "# config with a warning (pmu/pmu_config_map.h).\n");
     for (size_t i = 0; i < NFAMILIES; i++) {
         const struct family *fam = &families[i];
         char vendor[16], famnum[16], models[256];
@@ -309,10 +317,20 @@ static int write_cpu_map(const char *dir)
         }
         fprintf(f, "\n# %s:\n", fam->prefix);
         gen_write_comment(f, fam->what);
+        /* MODEL or FIRST-LAST (every model of a range, one line each). */
         for (char *save = NULL, *m = strtok_r(models, ",", &save); m;
-             m = strtok_r(NULL, ",", &save))
-            fprintf(f, "%s %s %s %s%s%s\n", vendor, famnum, m, fam->prefix,
-                    fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "");
+             m = strtok_r(NULL, ",", &save)) {
+            char *dash = strchr(m, '-');
+            unsigned long lo = strtoul(m, NULL, 0), hi = dash ? strtoul(dash + 1, NULL, 0) : lo;
+
+            for (unsigned long mod = lo; mod <= hi; mod++) {
+                char text[16];
+                if (dash)
+                    snprintf(text, sizeof(text), "0x%02lX", mod);
+                fprintf(f, "%s %s %s %s%s%s\n", vendor, famnum, dash ? text : m, fam->prefix,
+                        fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "");
+            }
+        }
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         fprintf(stderr, "gen_configs: %s: %s\n", path, strerror(errno));

@@ -180,7 +180,7 @@ bool gen_name_ok(const char *name)
     if (!*name)
         return false;
     for (const char *p = name; *p; p++)
-        if (!(isupper((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_' ||
+        if (!(isalpha((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_' ||
               *p == '.'))
             return false;
     return true;
@@ -322,7 +322,7 @@ int gen_evtsel_parse(const char *line, enum gen_vendor *vendor, struct gen_evtse
         return -1;
     }
     if (strlen(sp + 1) >= name_size || !gen_name_ok(sp + 1)) {
-        *why = "name must be [A-Z0-9_.]+ (one space after the event, nothing after)";
+        *why = "name must be [A-Za-z0-9_.]+ (one space after the event, nothing after)";
         return -1;
     }
     strcpy(name, sp + 1);

@@ -84,7 +84,8 @@ size_t gen_ctr_format(uint32_t mask, char *buf, size_t size);
 /* Parse "0-3", "0,1", "2" (len bytes); 0, or -1 when malformed or empty. */
 int gen_ctr_parse(const char *s, size_t len, uint32_t *mask);
 
-/* True for [A-Z0-9_.]+ — the names the generator writes. */
+/* True for [A-Za-z0-9_.]+ — the names the generator writes (vendor names are upper
+ * case; nanoBench's AMD short names are CamelCase: LsNotHaltedCyc). */
 bool gen_name_ok(const char *name);
 
 #endif /* GEN_EVTSEL_H */

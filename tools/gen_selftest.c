@@ -82,7 +82,8 @@ static const struct parse_case parse_cases[] = {
     {"C0.0 X", 0},                  /* umask width */
     {"C0 X", 0},                    /* no umask */
     {"c0.00 X", 0},                 /* lower-case hex */
-    {"C0.00 lower", 0},             /* lower-case name */
+    {"C0.00 LsNotHaltedCyc", 1},    /* nanoBench's AMD names are CamelCase */
+    {"C0.00 bad-name", 0},          /* '-' is not a name character */
     {"C0.00  X", 0},                /* two spaces */
     {"C0.00", 0},                   /* no name */
     {"C0.00.INV.CMSK=1 X", 0},      /* out of grammar order */
