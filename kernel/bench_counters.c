@@ -127,10 +127,11 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->usable = true;
     pick_default_config(env, m);
     const struct pmu_desc *d = &env->desc;
-    report_line(r, "pmu: %s%s, %u general-purpose counters (%u bits), %u fixed; probe ok",
-                pmu_ops_for(d->vendor)->name,
-                d->vendor == VENDOR_AMD ? (d->amd_perfmon_v2 ? " PerfMonV2" : d->amd_ext_core ? " PerfCtrExtCore" : " legacy") : "",
-                d->n_gp, d->gp_width, d->n_fixed);
+    char summary[200], missing[2][160];
+    pmu_desc_summary(d, summary, sizeof(summary));
+    report_line(r, "pmu: %s; probe ok", summary);
+    for (size_t i = 0, n = pmu_desc_missing(d, missing); i < n; i++)
+        report_line(r, "pmu: %s", missing[i]);
     if (d->core_type)
         report_line(r, "pmu: hybrid core type 0x%x (%s)", d->core_type,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
@@ -191,8 +192,9 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     const char *rel = o->config_path ? o->config_path : env->default_config;
     void *data = NULL;
     size_t size = 0;
-    const char *text = pmu_arch_events(env->desc.vendor);
-    size_t len = nb_strlen(text);
+    char arch[512];
+    const char *text = arch;
+    size_t len = pmu_arch_events_for(&env->desc, arch, sizeof(arch));
     if (o->config_path) {
         data = read_config(env, "-config", rel, &size, r);
         if (!data)
@@ -209,7 +211,7 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
         len = size;
     }
     struct config_errors errors = { r, rel[0] ? rel : "built-in events" };
-    size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
+    size_t n = pmu_config_parse(text, len, &env->desc, env->events,
                                 PMU_MAX_EVENTS, config_error, &errors);
     if (data)
         p->free_file(p->ctx, data, size);
@@ -349,14 +351,14 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     if (n_events < 0)
         return;
     /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
-    unsigned n_gp = env->desc.n_gp;
+    uint32_t gp_mask = pmu_gp_mask(&env->desc);
     if (o->no_mem) {
         struct counter_read fixed[PMU_MAX_FIXED];
         size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
         unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
-        n_gp = n_gp < room ? n_gp : room;
+        gp_mask = pmu_lowest_counters(gp_mask, room);
     }
-    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, n_gp, env->groups);
+    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, gp_mask, env->groups);
     if (n_groups == 0)
         n_groups = 1; /* RDTSC (and the fixed counters) still run */
 
@@ -393,9 +395,12 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     }
     for (long i = 0; i < n_events; i++) {
         if (!measured[i]) {
-            /* Only a .CTR beyond the counters -no_mem leaves free can get here. */
-            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters left with -no_mem "
-                           "(not measured)", env->events[i].name, env->events[i].ctr, n_gp);
+            /* Only a .CTR set outside the counters -no_mem leaves free can get here. */
+            char set[64], left[64];
+            pmu_counter_set_format(env->events[i].ctr_mask, set, sizeof(set));
+            pmu_counter_set_format(gp_mask, left, sizeof(left));
+            report_line(r, "warning: %s: .CTR=%s has none of the counters left with -no_mem "
+                           "(%s; not measured)", env->events[i].name, set, left[0] ? left : "none");
             continue;
         }
         if (o->remove_empty_events && event_values[i] == 0)

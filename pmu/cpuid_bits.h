@@ -7,7 +7,9 @@
 
 #define CPUID_LEAF_VENDOR 0x0u
 #define CPUID_LEAF_FEATURES 0x1u
+#define CPUID_LEAF_STRUCT_EXT 0x7u
 #define CPUID_LEAF_PERFMON 0xAu
+#define CPUID_LEAF_PERFMON_EXT 0x23u
 #define CPUID_LEAF_TSC_CRYSTAL 0x15u
 #define CPUID_LEAF_FREQUENCY 0x16u
 #define CPUID_LEAF_EXT_MAX 0x80000000u
@@ -32,6 +34,25 @@
 #define PERFMON_GP_WIDTH(eax) (((eax) >> 16) & 0xFFu)
 #define PERFMON_N_FIXED(edx) ((edx) & 0x1Fu)
 #define PERFMON_FIXED_WIDTH(edx) (((edx) >> 5) & 0xFFu)
+/* CPUID.0AH:EAX[31:24]: length of the EBX bit vector of unavailable architectural events. */
+#define PERFMON_EBX_LENGTH(eax) (((eax) >> 24) & 0xFFu)
+/* CPUID.0AH:EDX[15] (perfmon v5, SDM vol. 2A CPUID leaf 0AH): AnyThread deprecation. */
+#define PERFMON_EDX_ANYTHREAD_DEPRECATED (1u << 15)
+/*
+ * CPUID.(EAX=07H,ECX=01H):EAX[8]: CPUID leaf 23H (architectural performance
+ * monitoring extended leaf) exists (SDM vol. 2A; Linux X86_FEATURE_ARCH_PERFMON_EXT).
+ */
+#define CPUID_07_1_EAX_ARCH_PERFMON_EXT (1u << 8)
+/*
+ * CPUID.23H subleaf 0 EAX: bitmap of valid subleaves; bit 1 = subleaf 1, whose
+ * EAX is the general-purpose counter bitmap and EBX the fixed counter bitmap
+ * (SDM vol. 2A CPUID leaf 23H; Linux update_pmu_cap(), fixed in 2025 to test
+ * bit 1, not bit 0).
+ */
+#define PERFMON_EXT_SUBLEAF_COUNTERS 1u
+#define PERFMON_EXT_EAX_COUNTERS_VALID (1u << PERFMON_EXT_SUBLEAF_COUNTERS)
+/* CPUID.(EAX=07H,ECX=0):EDX[15] Hybrid: the package has more than one core type (SDM vol. 2A). */
+#define CPUID_07_EDX_HYBRID (1u << 15)
 /* CPUID.1AH:EAX[31:24] core type on hybrid parts. */
 #define HYBRID_CORE_TYPE(eax) (((eax) >> 24) & 0xFFu)
 #define HYBRID_CORE_ATOM 0x20u

@@ -25,13 +25,58 @@ struct pmu_desc {
     enum cpu_vendor vendor;
     uint32_t family, model;
     unsigned version;            /* Intel architectural perfmon version; 0 on AMD */
-    unsigned n_gp, gp_width;     /* general-purpose counters */
+    unsigned n_gp, gp_width;     /* general-purpose counters: how many, and their width */
     unsigned n_fixed, fixed_width;
+    /*
+     * Which counters exist (bit i = counter i). A bitmap may have holes
+     * (CPUID.23H, perfmon v5 fixed counters), so code asks pmu_gp_mask() /
+     * pmu_fixed_mask(); 0 means "the lowest n_gp / n_fixed" (descriptions
+     * built by hand in tests).
+     */
+    uint32_t gp_mask, fixed_mask;
+    /* Architectural events CPUID.0AH:EBX marks unavailable (bit i = event i of SDM table 20-1). */
+    uint32_t arch_events_missing;
+    bool anythread_deprecated;   /* CPUID.0AH:EDX[15] (perfmon v5+): PERFEVTSEL.ANY is ignored */
     bool full_width_writes;      /* Intel IA32_A_PMCx */
+    bool perf_metrics;           /* IA32_PERF_CAPABILITIES[15]: IA32_PERF_METRICS exists */
+    bool counters_from_leaf_23h; /* the bitmaps came from CPUID.23H subleaf 1 */
+    bool hybrid_p_core_counters; /* P-core counters added to CPUID.0AH's common subset (Linux) */
     unsigned core_type;          /* Intel hybrid core type (CPUID.1AH), 0 if not hybrid */
     bool amd_ext_core;           /* PerfCtrExtCore: counters at C001_0200h, stride 2 */
     bool amd_perfmon_v2;         /* PerfCntrGlobalCtl exists */
 };
+
+static inline uint32_t pmu_low_bits(unsigned n)
+{
+    return n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
+}
+
+/* The general-purpose counters that exist (bit i = counter i). */
+static inline uint32_t pmu_gp_mask(const struct pmu_desc *d)
+{
+    return d->gp_mask ? d->gp_mask : pmu_low_bits(d->n_gp);
+}
+
+/* The fixed counters that exist (bit i = IA32_FIXED_CTRi). */
+static inline uint32_t pmu_fixed_mask(const struct pmu_desc *d)
+{
+    return d->fixed_mask ? d->fixed_mask : pmu_low_bits(d->n_fixed);
+}
+
+/*
+ * One line describing the counters, as the fingerprint prints it after
+ * "pmu: " ("intel, 4 general-purpose counters (48 bits), 3 fixed"), with the
+ * bitmaps when they are not simply the lowest counters or come from CPUID.23H
+ * or a hybrid P-core, and "AnyThread deprecated".
+ */
+void pmu_desc_summary(const struct pmu_desc *d, char *out, size_t cap);
+/*
+ * What this CPU lacks that the image would otherwise use, one line each
+ * (without "pmu: "): fixed counters 0-2 for -fixed_counters, architectural
+ * events for the built-in fallback config. Returns the number of lines
+ * written to lines[] (room for 2).
+ */
+size_t pmu_desc_missing(const struct pmu_desc *d, char lines[2][160]);
 
 struct pmu_ops {
     const char *name;
@@ -50,6 +95,8 @@ struct pmu_ops {
 };
 
 extern const struct pmu_ops pmu_intel_ops;
+/* nanoBench's names of Intel fixed counters 0-2, the ones -fixed_counters reads. */
+extern const char *const pmu_intel_fixed_names[3];
 extern const struct pmu_ops pmu_amd_ops;
 
 /* The ops for a vendor, or NULL. */
@@ -70,9 +117,10 @@ struct pmu_probe_loop {
 };
 
 /*
- * Probe before trust (like Linux's check_hw_exists): counter 0 must keep a
- * written value and count the retired instructions of a known loop within
- * bounds. Leaves counter 0 and the global control as it found them.
+ * Probe before trust (like Linux's check_hw_exists): the lowest counter
+ * that exists (0 unless the bitmap has a hole there) must keep a written
+ * value and count the retired instructions of a known loop within bounds.
+ * Leaves that counter and the global control as it found them.
  */
 bool pmu_probe(const struct nb_platform *p, const struct pmu_desc *d,
                const struct pmu_probe_loop *loop, char *why, size_t why_cap);

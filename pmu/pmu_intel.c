@@ -35,12 +35,16 @@ static uint64_t intel_encode(const struct pmu_event *ev)
     return v;
 }
 
-/* Fixed counters 0-2: INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD, CPU_CLK_UNHALTED.REF_TSC. */
+/*
+ * Fixed counters 0-2: INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD,
+ * CPU_CLK_UNHALTED.REF_TSC. Only those the CPU has (perfmon v5 may leave
+ * holes: CPUID.0AH:ECX bitmap, SDM vol. 3B 20.2.5) are used.
+ */
 #define INTEL_FIXED_USED 3u
 
-static unsigned fixed_used(const struct pmu_desc *d)
+static uint32_t fixed_used(const struct pmu_desc *d)
 {
-    return d->n_fixed < INTEL_FIXED_USED ? d->n_fixed : INTEL_FIXED_USED;
+    return pmu_fixed_mask(d) & pmu_low_bits(INTEL_FIXED_USED);
 }
 
 /* IA32_PERF_GLOBAL_CTRL exists from architectural perfmon version 2 on. */
@@ -53,29 +57,33 @@ static uint64_t intel_global_enable(const struct pmu_desc *d, uint32_t gp_mask, 
 {
     uint64_t v = gp_mask;
     if (fixed)
-        v |= ((1ull << fixed_used(d)) - 1) << GLOBAL_CTRL_FIXED_SHIFT;
+        v |= (uint64_t)fixed_used(d) << GLOBAL_CTRL_FIXED_SHIFT;
     return v;
 }
+
+const char *const pmu_intel_fixed_names[INTEL_FIXED_USED] = { "Instructions retired",
+                                                              "Core cycles", "Reference cycles" };
 
 /* nanoBench's names for the fixed counters. */
 static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
 {
-    static const char *const names[INTEL_FIXED_USED] = { "Instructions retired", "Core cycles",
-                                                         "Reference cycles" };
-    size_t n = fixed_used(d);
-    for (size_t i = 0; i < n; i++)
-        out[i] = (struct counter_read){ READ_PMC, RDPMC_FIXED | (uint32_t)i, names[i] };
+    size_t n = 0;
+    for (uint32_t i = 0; i < INTEL_FIXED_USED; i++) {
+        if (fixed_used(d) & (1u << i))
+            out[n++] = (struct counter_read){ READ_PMC, RDPMC_FIXED | i, pmu_intel_fixed_names[i] };
+    }
     return n;
 }
 
 static void intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on)
 {
-    unsigned n = fixed_used(d);
     p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, 0);
     if (!on)
         return;
     uint64_t ctrl = 0;
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < INTEL_FIXED_USED; i++) {
+        if (!(fixed_used(d) & (1u << i)))
+            continue;
         p->write_msr(p->ctx, MSR_IA32_FIXED_CTR0 + i, 0);
         ctrl |= FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR);
     }

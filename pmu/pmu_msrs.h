@@ -50,6 +50,8 @@
 
 /* IA32_PERF_CAPABILITIES.FW_WRITE (bit 13): IA32_A_PMCx exist. */
 #define PERF_CAPABILITIES_FW_WRITE (1ull << 13)
+/* IA32_PERF_CAPABILITIES.PERF_METRICS_AVAILABLE (bit 15): IA32_PERF_METRICS exists (SDM vol. 3B 20.3.9.3). */
+#define PERF_CAPABILITIES_PERF_METRICS (1ull << 15)
 
 /* RDPMC ECX bit 30 selects the fixed-function counters (SDM vol. 2B RDPMC). */
 #define RDPMC_FIXED (1u << 30)

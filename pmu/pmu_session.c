@@ -36,14 +36,18 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
     /* Global control first, so pmu_session_end can restore it last. */
     if (s->ops->has_global(d))
         save(s, s->ops->global_ctrl_msr);
-    for (unsigned i = 0; i < d->n_gp; i++) {
+    for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+        if (!(pmu_gp_mask(d) & (1u << i)))
+            continue; /* a hole in the counter bitmap (CPUID.23H): no MSR there */
         save(s, s->ops->ctl_msr(d, i));
         save(s, s->ops->ctr_msr(d, i));
     }
     if (d->vendor == VENDOR_INTEL) {
         save(s, MSR_IA32_FIXED_CTR_CTRL);
-        for (unsigned i = 0; i < d->n_fixed && i < 3; i++)
-            save(s, MSR_IA32_FIXED_CTR0 + i);
+        for (unsigned i = 0; i < 3; i++) {
+            if (pmu_fixed_mask(d) & (1u << i))
+                save(s, MSR_IA32_FIXED_CTR0 + i);
+        }
         for (int a = 0; a < AUX_COUNT; a++)
             save(s, AUX_MSR[a]);
     }
@@ -61,8 +65,8 @@ void pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
     uint32_t used = 0;
     for (unsigned k = 0; g && k < g->n; k++)
         used |= 1u << g->counter[k];
-    for (unsigned i = 0; i < d->n_gp; i++) {
-        if (!(used & (1u << i)))
+    for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+        if ((pmu_gp_mask(d) & (1u << i)) && !(used & (1u << i)))
             wrmsr(s, ops->ctl_msr(d, i), 0);
     }
     if (g && d->vendor == VENDOR_INTEL) {

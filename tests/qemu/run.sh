@@ -273,7 +273,9 @@ test_plan() {
     local out
     out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan.cfg") || return 1
     expect_eq "intel plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan.cfg
-group 1: STALLS INST
+# cpu: Skylake (intel family 0x6 model 0x55)
+# pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
+group 1: STALLS@PMC0 INST@PMC1
 wrmsr 0x38f 0x0
 wrmsr 0x186 0x0
 wrmsr 0xc1 0x0
@@ -283,7 +285,7 @@ wrmsr 0xc2 0x0
 wrmsr 0x187 0x4300c0
 wrmsr 0x38d 0x0
 wrmsr 0x38f 0x3
-group 2: OFFCORE_A
+group 2: OFFCORE_A@PMC0
 wrmsr 0x38f 0x0
 wrmsr 0x187 0x0
 wrmsr 0x1a6 0x10001
@@ -292,7 +294,7 @@ wrmsr 0xc1 0x0
 wrmsr 0x186 0x4301b7
 wrmsr 0x38d 0x0
 wrmsr 0x38f 0x1
-group 3: OFFCORE_B
+group 3: OFFCORE_B@PMC0
 wrmsr 0x38f 0x0
 wrmsr 0x187 0x0
 wrmsr 0x1a6 0x10002
@@ -304,19 +306,54 @@ wrmsr 0x38f 0x1" "$out" || return 1
     printf '1CF.04 ROLLOVER\n' > "$TMP/amd.cfg"
     out=$($NB -plan -plan_cpu amd:0x19:0x61:1 -config "$TMP/amd.cfg") || return 1
     expect_eq "amd plan" "# plan for amd:0x19:0x61:1: amd, config $TMP/amd.cfg
-group 1: ROLLOVER
+# cpu: Zen 4 (amd family 0x19 model 0x61)
+# pmu: 1 counters {0} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes
+group 1: ROLLOVER@PMC0
 wrmsr 0xc0000301 0x0
 wrmsr 0xc0010200 0x0
 wrmsr 0xc0010201 0x0
 wrmsr 0xc0010200 0x1004304cf
 wrmsr 0xc0000301 0x1" "$out" || return 1
+    # Sapphire Rapids (8 counters from the model table): the PMC0-3-only
+    # event gets PMC0 although the unconstrained one comes first in the config.
+    printf 'C0.00 INST\nD1.01.CTR=0-3 L1_HIT\n' > "$TMP/spr.cfg"
+    out=$($NB -plan -plan_cpu intel:6:0x8f -config "$TMP/spr.cfg" | grep -v '^wrmsr') || return 1
+    expect_eq "spr plan" "# plan for intel:6:0x8f: intel, config $TMP/spr.cfg
+# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)
+# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
+group 1: INST@PMC1 L1_HIT@PMC0{0-3}" "$out" || return 1
+    # What the image would find on each model of pmu/pmu_models.c (facts and
+    # sources there): CPU and PMU lines, the group with counters and sets, and
+    # the last write (global enable: GP counters used | fixed 0-2 << 32).
+    printf 'D1.01.CTR=0-3 L1_HIT\nC0.00 INST\n' > "$TMP/models.cfg"
+    local spec cpu pmu group last
+    while IFS='|' read -r spec cpu pmu group last; do
+        out=$($NB -plan -plan_cpu "$spec" -config "$TMP/models.cfg" -fixed_counters | sed -n '2,4p;$p') || return 1
+        expect_eq "plan $spec" "$cpu
+$pmu
+$group
+$last" "$out" || return 1
+    done <<'TABLE'
+intel:6:0x55|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x55:8|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:e|# cpu: Alder Lake (intel family 0x6 model 0x97, E-core)|# pmu: perfmon v5, 6 general-purpose counters {0-5} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x8f|# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+amd:0x17:0x71|# cpu: Zen 2 (amd family 0x17 model 0x71)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x21|# cpu: Zen 3 (amd family 0x19 model 0x21)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x61|# cpu: Zen 4 (amd family 0x19 model 0x61)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0000301 0x3
+TABLE
     # Without -config: the config the image would pick for that model.
     $NB -plan -plan_cpu intel:6:0x5E:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
         { echo "no Skylake default config"; return 1; }
     local rc
-    $NB -plan -plan_cpu via:6:1:4 >/dev/null 2>&1
-    rc=$?
-    expect_eq "bad -plan_cpu status" 2 "$rc"
+    # Another vendor, a family the image refuses, a hybrid model without its core type.
+    for spec in via:6:1:4 amd:0x15:0x1 intel:6:0x97; do
+        $NB -plan -plan_cpu $spec >/dev/null 2>&1
+        rc=$?
+        expect_eq "-plan_cpu $spec status" 2 "$rc" || return 1
+    done
 }
 
 # Exceptions in benchmark code become error lines (vector, error code, part,

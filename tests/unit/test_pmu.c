@@ -27,11 +27,18 @@ static void log_error(void *arg, unsigned line, const char *message)
     snprintf(log->text + n, sizeof(log->text) - n, "%u: %s\n", line, message);
 }
 
+static size_t parse_desc(const char *text, const struct pmu_desc *d, struct pmu_event *ev,
+                         struct parse_log *log)
+{
+    memset(log, 0, sizeof(*log));
+    return pmu_config_parse(text, strlen(text), d, ev, 64, log_error, log);
+}
+
 static size_t parse(const char *text, enum cpu_vendor vendor, unsigned n_gp, struct pmu_event *ev,
                     struct parse_log *log)
 {
-    memset(log, 0, sizeof(*log));
-    return pmu_config_parse(text, strlen(text), vendor, n_gp, ev, 64, log_error, log);
+    struct pmu_desc d = { .vendor = vendor, .n_gp = n_gp };
+    return parse_desc(text, &d, ev, log);
 }
 
 static const struct {
@@ -131,7 +138,7 @@ static size_t schedule(const char *config, unsigned n_gp, struct pmu_event *ev, 
 {
     struct parse_log log;
     size_t n = parse(config, VENDOR_INTEL, n_gp, ev, &log);
-    return pmu_schedule(ev, n, n_gp, g);
+    return pmu_schedule(ev, n, pmu_low_bits(n_gp), g);
 }
 
 NB_TEST(pmu_schedule_fills_groups_in_order)
@@ -417,4 +424,42 @@ NB_TEST(pmu_config_map_choose_says_why_and_falls_back_to_the_closest_model)
                  CONFIG_MATCH_NONE);
     CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_OTHER, 6, 0x5E, 0, &c),
                  CONFIG_MATCH_NONE);
+}
+
+/* AMD PERF_CTL has no AnyThread bit and no offcore/PEBS MSRs: refuse, never drop silently. */
+NB_TEST(pmu_config_amd_refuses_intel_only_modifiers)
+{
+    struct pmu_event ev[8];
+    struct parse_log log;
+    size_t n = parse("076.00.AnyT CYCLES_ANY\n"
+                     "0C0.00.MSR_RSP0=0x1 RSP0\n"
+                     "0C0.00.MSR_RSP1=0x1 RSP1\n"
+                     "0C0.00.MSR_3F6H=0x3 LAT\n"
+                     "0C0.00.MSR_PF=0x11 PF\n"
+                     "0C0.00 GOOD\n",
+                     VENDOR_AMD, 6, ev, &log);
+    REQUIRE(n == 1);
+    CHECK_EQ_STR(ev[0].name, "GOOD");
+    CHECK_EQ_STR(log.text,
+                 "1: '.AnyT' is Intel's AnyThread bit; AMD PERF_CTL has none\n"
+                 "2: '.MSR_RSP0' is an Intel-only auxiliary MSR (MSR_OFFCORE_RSP_0); AMD has none\n"
+                 "3: '.MSR_RSP1' is an Intel-only auxiliary MSR (MSR_OFFCORE_RSP_1); AMD has none\n"
+                 "4: '.MSR_3F6H' is an Intel-only auxiliary MSR (MSR_PEBS_LD_LAT_THRESHOLD); AMD has none\n"
+                 "5: '.MSR_PF' is an Intel-only auxiliary MSR (MSR_PEBS_FRONTEND); AMD has none\n");
+}
+
+/*
+ * First-fit in config order fails here: X (PMC0 or PMC1) takes PMC0, and Y
+ * (PMC0 only) would need a second group although X could use PMC1.
+ */
+NB_TEST(pmu_schedule_matching_beats_first_fit)
+{
+    struct pmu_event ev[8];
+    struct pmu_group g[8];
+    size_t n = schedule("D1.01.CTR=0-1 X\nD1.02.CTR=0 Y\nC0.00 Z\n", 4, ev, g);
+    REQUIRE(n == 1);
+    REQUIRE(g[0].n == 3);
+    CHECK_EQ_INT(g[0].counter[0], 1); /* X */
+    CHECK_EQ_INT(g[0].counter[1], 0); /* Y */
+    CHECK_EQ_INT(g[0].counter[2], 2); /* Z */
 }
