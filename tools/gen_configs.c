@@ -26,6 +26,7 @@
 #include "gen_msr.h"
 #include "gen_pfm.h"
 #include "gen_selftest.h"
+#include "gen_table.h"
 #include "gen_tfam.h"
 #include "gen_verify.h"
 #include "gen_write.h"
@@ -120,6 +121,10 @@ static const struct family families[] = {
       "amd 0x1A 0x00-0x2F,0x40-0x4F,0x60-0x7F",
       "Zen 5: every model of Linux's family 1Ah Zen 5 ranges (Turin 02/11,\n"
       "Strix Point 24, Granite Ridge 44, Krackan 60, Strix Halo 70, ...)"),
+    {"Zen", NULL, NULL, "amd64_fam17h_zen1", NULL, NULL, NULL,
+     "amd 0x17 0x00-0x2F,0x50-0x5F", NULL,
+     "Zen and Zen+: every model of Linux's family 17h Zen 1 ranges (Naples/Summit\n"
+     "Ridge 01, Raven Ridge 11, Pinnacle Ridge 08, Picasso 18, Dali 20, ...)"},
     {"Zen2", NULL, NULL, "amd64_fam17h_zen2", NULL, NULL, NULL,
      "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0", NULL,
      "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90),\n"
@@ -133,6 +138,8 @@ static const struct family families[] = {
 };
 #undef T
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+#define GEN_TOOL_PATH "build/host/gen_configs"
 
 /* Our event tables (tools/perfmon_table.py output), relative to the repository. */
 #define GEN_TABLES_DIR "configs/tables"
@@ -240,9 +247,24 @@ static int generate(const struct target *t, const char *dir)
         snprintf(note, sizeof(note), t->fam->note, gen_pfm_version());
         out_spec.note = note;
     }
-    if (gen_write_config(dir, &out_spec, true, e, n, &nall) != 0 ||
-        gen_write_config(dir, &out_spec, false, e, n, &ncommon) != 0)
+    if (gen_write_config(dir, &out_spec, true, e, n, &nall) != 0)
         goto out;
+    if (t->fam) {
+        /* A family's common file: nanoBench's names first, like the table families. */
+        struct gen_table tt = {.vendor = t->pmu.vendor, .gp = t->pmu.num_cntrs, .e = e, .n = n};
+        char source[256], regen[256];
+
+        snprintf(tt.path, sizeof(tt.path), "libpfm4 PMU %s", t->pmu.name);
+        snprintf(source, sizeof(source), "libpfm4 %s, PMU \"%s\" (%s)", gen_pfm_version(),
+                 t->pmu.name, t->pmu.desc);
+        snprintf(regen, sizeof(regen), "this PMU only: " GEN_TOOL_PATH " %s configs --prefix %s",
+                 t->pmu.name, t->prefix);
+        if (gen_tfam_write_common(t->prefix, t->prefix, &tt, GEN_TABLES_DIR, dir, source, regen,
+                                  &ncommon) != 0)
+            goto out;
+    } else if (gen_write_config(dir, &out_spec, false, e, n, &ncommon) != 0) {
+        goto out;
+    }
 
     printf("%-15s %-18s %4zu written, %3zu common; not written:", t->prefix, t->pmu.name,
            nall, ncommon);

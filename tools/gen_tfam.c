@@ -110,9 +110,9 @@ static int nanobench_entries(const char *path, const char *prefix, const struct 
     return problems ? -1 : 0;
 }
 
-static int write_common(const struct gen_tfam *fam, const struct gen_table *t,
-                        const char *tables_dir, const char *out_dir, const char *prefix,
-                        const char *source, const char *regen, size_t *ncommon)
+int gen_tfam_write_common(const char *prefix, const char *section, const struct gen_table *t,
+                          const char *tables_dir, const char *out_dir, const char *source,
+                          const char *regen, size_t *ncommon)
 {
     char path[1024], summary[512];
     struct gen_entry *c = calloc(t->n + 64, sizeof(*c));
@@ -122,7 +122,7 @@ static int write_common(const struct gen_tfam *fam, const struct gen_table *t,
     if (!c)
         return -1;
     snprintf(path, sizeof(path), "%s/%s", tables_dir, COMMON_FILE);
-    if (nanobench_entries(path, fam->prefix, t, c, &n, t->n + 64) != 0)
+    if (nanobench_entries(path, section, t, c, &n, t->n + 64) != 0)
         goto out;
     nnb = n;
     /* Our additions, in table order, unless nanoBench's part programs them already. */
@@ -186,10 +186,11 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
         if (gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nw) != 0)
             goto out;
     }
-    if (write_common(fam, &t, tables_dir, out_dir, fam->prefix, source, regen, &ncommon) != 0)
+    if (gen_tfam_write_common(fam->prefix, fam->prefix, &t, tables_dir, out_dir, source, regen,
+                              &ncommon) != 0)
         goto out;
-    if (fam->alias && write_common(fam, &t, tables_dir, out_dir, fam->alias, source, regen,
-                                   &ncommon) != 0)
+    if (fam->alias && gen_tfam_write_common(fam->alias, fam->prefix, &t, tables_dir, out_dir,
+                                            source, regen, &ncommon) != 0)
         goto out;
     printf("%-24s %4zu written (%zu offcore), %3zu common; not written:", fam->prefix,
            nw + nw2, noff, ncommon);
