@@ -42,6 +42,9 @@ struct family {
     const char *cpus;    /* "VENDOR FAMILY MODEL,MODEL,..." rows for cpu_map.txt; NULL: none */
     const char *hybrid;  /* E-core prefix sharing these models (hybrid parts) */
     const char *what;    /* cpu_map.txt comment */
+    /* libpfm4 families: "EVSEL:COUNTERS ..." restrictions libpfm4 cannot tell (hex event
+     * select, counter set), from Linux arch/x86/events/intel/core.c; NULL: none. */
+    const char *constraints;
 };
 
 /*
@@ -51,7 +54,7 @@ struct family {
  * arch/x86/kernel/cpu/amd.c bsp_init_amd().
  */
 #define T(prefix, table, cpus, what) \
-    {prefix, table, NULL, NULL, NULL, NULL, NULL, cpus, NULL, what}
+    {prefix, table, NULL, NULL, NULL, NULL, NULL, cpus, NULL, what, NULL}
 static const struct family families[] = {
     T("Bonnell", "Bonnell", "intel 6 0x1C,0x26,0x27,0x35,0x36",
       "Bonnell / Saltwell Atom (1C 26 27 35 36)"),
@@ -79,7 +82,7 @@ static const struct family families[] = {
       "Skylake-SP (55, steppings 0-4). Cascade Lake (55, steppings 5-7 and later)\n"
       "has its own table, cfg_CascadeLakeX_*; cpu_map.txt has no stepping column,\n"
       "so the image takes SkylakeX for both (they differ in a few events only)"),
-    {"CascadeLakeX", "CascadeLakeX", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"CascadeLakeX", "CascadeLakeX", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     T("Goldmont", "Goldmont", "intel 6 0x5C,0x5F", "Goldmont (5C 5F)"),
     T("GoldmontPlus", "GoldmontPlus", "intel 6 0x7A", "Goldmont Plus (7A)"),
     T("IceLake", "IceLake", "intel 6 0x7D,0x7E", "Ice Lake client (7D 7E)"),
@@ -91,50 +94,56 @@ static const struct family families[] = {
     {"AlderLakeP", "AlderLakeP", "AlderLake-P", NULL, NULL, NULL, NULL,
      "intel 6 0x97,0x9A,0xB7,0xBA,0xBF", "AlderLakeE",
      "Alder Lake (97 9A), Raptor Lake (B7 BA BF): Intel's mapfile serves Raptor Lake\n"
-     "with the Alder Lake tables (Golden Cove / Gracemont); hybrid: P-core, E-core"},
+     "with the Alder Lake tables (Golden Cove / Gracemont); hybrid: P-core, E-core", NULL},
     {"AlderLakeE", "AlderLakeE", "AlderLake-E", NULL, NULL, NULL, NULL, "intel 6 0xBE", NULL,
-     "Alder Lake-N (BE, E-cores only)"},
+     "Alder Lake-N (BE, E-cores only)", NULL},
     T("SapphireRapids", "SapphireRapids", "intel 6 0x8F", "Sapphire Rapids (8F)"),
     T("EmeraldRapids", "EmeraldRapids", "intel 6 0xCF", "Emerald Rapids (CF)"),
     {"MeteorLakeP_RedwoodCove", "MeteorLakeP_RedwoodCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xAA,0xAC,0xB5", "MeteorLakeE_Crestmont",
-     "Meteor Lake (AA AC B5); hybrid: Redwood Cove P-core, Crestmont E-core"},
+     "Meteor Lake (AA AC B5); hybrid: Redwood Cove P-core, Crestmont E-core", NULL},
     {"MeteorLakeE_Crestmont", "MeteorLakeE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL},
+     NULL, NULL, NULL},
     T("SierraForest", "SierraForest", "intel 6 0xAF", "Sierra Forest (AF, Crestmont)"),
     T("GraniteRapids", "GraniteRapids", "intel 6 0xAD,0xAE", "Granite Rapids (AD AE)"),
     {"ArrowLakeP_LionCove", "ArrowLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xC5,0xC6", "ArrowLakeE_Skymont",
      "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core. The low-power\n"
      "Crestmont E-cores of C5 report the same core type (20H) as Skymont; their own\n"
-     "table is cfg_ArrowLakeLPE_Crestmont_* (pick it with -config)"},
+     "table is cfg_ArrowLakeLPE_Crestmont_* (pick it with -config)", NULL},
     {"ArrowLakeE_Skymont", "ArrowLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL},
-    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
      NULL, NULL},
+    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL, NULL},
     {"LunarLakeP_LionCove", "LunarLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xBD", "LunarLakeE_Skymont",
-     "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core"},
+     "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core", NULL},
     {"LunarLakeE_Skymont", "LunarLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL},
+     NULL, NULL},
     T("Zen5", "Zen5",
       "amd 0x1A 0x00-0x2F,0x40-0x4F,0x60-0x7F",
       "Zen 5: every model of Linux's family 1Ah Zen 5 ranges (Turin 02/11,\n"
       "Strix Point 24, Granite Ridge 44, Krackan 60, Strix Halo 70, ...)"),
+    {"Core", NULL, NULL, "core", NULL, NULL, NULL, "intel 6 0x0F,0x16,0x17,0x1D", NULL,
+     "Core 2: Merom (0F 16), Penryn (17), Dunnington (1D)",
+     /* Linux intel_core2_event_constraints: FP_COMP_OPS_EXE, CYCLES_DIV_BUSY,
+      * IDLE_DURING_DIV, RS_UOPS_DISPATCH_CYCLES, ITLB_MISS_RETIRED, MEM_LOAD_RETIRED on
+      * counter 0; FP_ASSIST, MUL, DIV, DELAYED_BYPASS on counter 1. */
+     "10:0 14:0 18:0 A1:0 C9:0 CB:0 11:1 12:1 13:1 19:1"},
     {"Zen", NULL, NULL, "amd64_fam17h_zen1", NULL, NULL, NULL,
      "amd 0x17 0x00-0x2F,0x50-0x5F", NULL,
      "Zen and Zen+: every model of Linux's family 17h Zen 1 ranges (Naples/Summit\n"
-     "Ridge 01, Raven Ridge 11, Pinnacle Ridge 08, Picasso 18, Dali 20, ...)"},
+     "Ridge 01, Raven Ridge 11, Pinnacle Ridge 08, Picasso 18, Dali 20, ...)", NULL},
     {"Zen2", NULL, NULL, "amd64_fam17h_zen2", NULL, NULL, NULL,
      "amd 0x17 0x31,0x60,0x68,0x71,0x90,0xA0", NULL,
      "Rome (31), Renoir (60), Lucienne (68), Matisse (71), Van Gogh (90),\n"
-     "Mendocino (A0)"},
+     "Mendocino (A0)", NULL},
     {"Zen3", NULL, NULL, "amd64_fam19h_zen3", NULL, NULL, NULL,
      "amd 0x19 0x01,0x08,0x21,0x40,0x44,0x50", NULL,
-     "Milan (01), Chagall (08), Vermeer (21), Rembrandt (40/44), Cezanne (50)"},
+     "Milan (01), Chagall (08), Vermeer (21), Rembrandt (40/44), Cezanne (50)", NULL},
     {"Zen4", NULL, NULL, "amd64_fam19h_zen4", NULL, NULL, NULL,
      "amd 0x19 0x11,0x18,0x61,0x74,0x78", NULL,
-     "Genoa (11), Storm Peak (18), Raphael (61), Phoenix (74), Phoenix 2 (78)"},
+     "Genoa (11), Storm Peak (18), Raphael (61), Phoenix (74), Phoenix 2 (78)", NULL},
 };
 #undef T
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
@@ -216,6 +225,29 @@ static bool excluded(const struct target *t, const char *name)
     return false;
 }
 
+/* "EVSEL:SET ..." (hex event select, counter set) onto the entries' .CTR. */
+static void apply_constraints(const char *spec, struct gen_entry *e, size_t n)
+{
+    for (const char *p = spec; *p;) {
+        unsigned evsel = 0;
+        uint32_t mask = 0;
+        int used = 0;
+        char set[32];
+
+        if (sscanf(p, "%x:%31s%n", &evsel, set, &used) != 2 ||
+            gen_ctr_parse(set, strlen(set), &mask) != 0) {
+            fprintf(stderr, "gen_configs: bad constraint \"%s\"\n", p);
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (e[i].sel.event == evsel)
+                e[i].sel.ctr_mask = mask;
+        p += used;
+        while (*p == ' ')
+            p++;
+    }
+}
+
 static int generate(const struct target *t, const char *dir)
 {
     struct gen_entry *e = NULL;
@@ -237,6 +269,8 @@ static int generate(const struct target *t, const char *dir)
             snprintf(e[i].why, sizeof(e[i].why), "%s; proxy PMU %s", t->fam->exclude_why,
                      t->pmu.name);
         }
+    if (t->fam && t->fam->constraints)
+        apply_constraints(t->fam->constraints, e, n);
     gen_dedupe(e, n);
     for (size_t i = 0; i < n; i++)
         counts[e[i].status]++;
