@@ -33,7 +33,7 @@ deps:
 
 include boot/boot.mk
 include tests/unit/unit.mk
-include tools/gen_configs.mk
+include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 
 host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial

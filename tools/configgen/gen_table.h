@@ -1,6 +1,6 @@
 /*
  * gen_table — read one of our committed event tables (configs/tables/<NAME>.txt),
- * reduced from a vendor event list by tools/perfmon_table.py, into generator entries.
+ * reduced from a vendor event list by tools/configgen/perfmon_table.py, into generator entries.
  *
  * Table file: '#' comment lines (the first ones name the source and its version),
  * "vendor intel|amd", "gp N" (general-purpose counters the source knows), then one

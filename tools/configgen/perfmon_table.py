@@ -4,10 +4,10 @@
 Run by hand on the host (not by make); its output is committed under
 configs/tables/ and read by tools/gen_configs (configs/README.md, "Event tables").
 
-    tools/perfmon_table.py intel PERFMON_DIR REL_PATH > configs/tables/NAME.txt
+    tools/configgen/perfmon_table.py intel PERFMON_DIR REL_PATH > configs/tables/NAME.txt
         Intel perfmon event file, e.g. SKL/events/skylake_core.json in a checkout of
         github.com/intel/perfmon (the commit is read with git when PERFMON_DIR is one).
-    tools/perfmon_table.py amd LINUX_COMMIT DIR_LABEL FILE.json... > configs/tables/NAME.txt
+    tools/configgen/perfmon_table.py amd LINUX_COMMIT DIR_LABEL FILE.json... > configs/tables/NAME.txt
         The AMD PPR event lists as carried in Linux tools/perf/pmu-events/arch/x86/amdzenN.
 
 Only facts are kept (event name, event select, umask, cmask, inv, edge, AnyThread,
@@ -127,10 +127,10 @@ def intel(perfmon_dir, rel):
             if e.get("CounterHTOff") and not e["CounterHTOff"].lower().startswith("fixed"):
                 gp |= set(counters(e["CounterHTOff"]))
         lines.append(line)
-    print("# Event table (facts only, no descriptions) reduced by tools/perfmon_table.py")
+    print("# Event table (facts only, no descriptions) reduced by tools/configgen/perfmon_table.py")
     print("# source: intel/perfmon %s version %s (commit %s)" %
           (rel, hdr.get("Version", "?"), git_commit(perfmon_dir)))
-    print("# command: tools/perfmon_table.py intel PERFMON_DIR %s" % rel)
+    print("# command: tools/configgen/perfmon_table.py intel PERFMON_DIR %s" % rel)
     print("# %d deprecated events left out" % dropped)
     print("vendor intel")
     print("gp %d" % (max(gp) + 1 if gp else 0))
@@ -167,10 +167,10 @@ def amd(commit, label, files):
                     continue
                 seen.add(name)
                 lines.append("%s %s any" % (enc, name))
-    print("# Event table (facts only, no descriptions) reduced by tools/perfmon_table.py")
+    print("# Event table (facts only, no descriptions) reduced by tools/configgen/perfmon_table.py")
     print("# source: Linux %s (commit %s), files %s" %
           (label, commit, " ".join(os.path.basename(p) for p in files)))
-    print("# command: tools/perfmon_table.py amd %s %s FILE..." % (commit, label))
+    print("# command: tools/configgen/perfmon_table.py amd %s %s FILE..." % (commit, label))
     print("vendor amd")
     print("gp 6")
     for line in lines:

@@ -1,9 +1,9 @@
-# tools/gen_configs.mk — performance-counter configs from our event tables
+# tools/configgen/gen_configs.mk — performance-counter configs from our event tables
 # (configs/tables/, reduced from Intel perfmon / Linux's AMD event lists) and from
 # libpfm4 (include from the top-level Makefile).
 #
 #   make configs            build build/host/gen_configs, regenerate every family of the
-#                           table in tools/gen_configs.c into configs/ (cfg_<NAME>_all*.txt,
+#                           table in tools/configgen/gen_configs.c into configs/ (cfg_<NAME>_all*.txt,
 #                           cfg_<NAME>_common.txt) plus configs/cpu_map.txt, verify them and
 #                           check them against configs/tables/known.txt and the tables'
 #                           counter sets
@@ -14,11 +14,11 @@
 
 GEN_CONFIGS := build/host/gen_configs
 GEN_CONFIGS_CC ?= gcc
-GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools -Ipmu -Ilib
-GEN_CONFIGS_SRCS := tools/gen_configs.c tools/gen_evtsel.c tools/gen_pfm.c \
-                    tools/gen_common.c tools/gen_verify.c tools/gen_selftest.c \
-                    tools/gen_write.c tools/gen_table.c tools/gen_tfam.c \
-                    tools/gen_check.c tools/gen_msr.c pmu/pmu_config_map.c \
+GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools/configgen -Ipmu -Ilib
+GEN_CONFIGS_SRCS := tools/configgen/gen_configs.c tools/configgen/gen_evtsel.c tools/configgen/gen_pfm.c \
+                    tools/configgen/gen_common.c tools/configgen/gen_verify.c tools/configgen/gen_selftest.c \
+                    tools/configgen/gen_write.c tools/configgen/gen_table.c tools/configgen/gen_tfam.c \
+                    tools/configgen/gen_check.c tools/configgen/gen_msr.c pmu/pmu_config_map.c \
                     pmu/pmu_msr_config.c pmu/config_lines.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
@@ -30,7 +30,7 @@ gen-configs-deps:
 	  echo "gen_configs: installing libpfm4-dev"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpfm4-dev; }
 
-$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/gen_*.h) pmu/pmu_config_map.h \
+$(GEN_CONFIGS): $(GEN_CONFIGS_SRCS) $(wildcard tools/configgen/gen_*.h) pmu/pmu_config_map.h \
                 pmu/pmu_msr_config.h | gen-configs-deps
 	@mkdir -p $(@D)
 	$(GEN_CONFIGS_CC) $(GEN_CONFIGS_CFLAGS) -o $@ $(GEN_CONFIGS_SRCS) -lpfm

@@ -138,7 +138,7 @@ int gen_tfam_write_common(const char *prefix, const char *section, const struct 
     }
     snprintf(summary, sizeof(summary),
              "First %zu: nanoBench's short names and order (configs/tables/common.txt);\n"
-             "then our additions (tools/gen_common.c patterns), under the source's names.",
+             "then our additions (tools/configgen/gen_common.c patterns), under the source's names.",
              nnb);
     struct gen_file_spec s = {prefix, "common", source, regen, summary, t->vendor, false};
     ret = gen_write_entries(out_dir, &s, c, n, NULL, ncommon);
@@ -165,7 +165,7 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
     snprintf(source, sizeof(source), "configs/tables/%s.txt, reduced from %s", fam->table,
              t.source);
     snprintf(regen, sizeof(regen), "table: configs/tables/%s.txt, family %s in "
-             "tools/gen_configs.c", fam->table, fam->prefix);
+             "tools/configgen/gen_configs.c", fam->table, fam->prefix);
     snprintf(summary, sizeof(summary),
              "Every event of the table a general-purpose counter can count%s;\n"
              "fixed-counter-only events and the ones nanoBench's syntax cannot express\n"
