@@ -105,6 +105,10 @@ static const char *const amd_patterns[] = {
     "EX_RET_UCODE_OPS",
     "EX_DIV_BUSY",
     "EX_DIV_COUNT",
+    "IC_TAG_HIT_MISS.*",
+    "OP_CACHE_HIT_MISS.*",
+    "L2_CACHE_REQ_STAT.IC_DC_MISS_IN_L2",
+    "L2_CACHE_REQ_STAT.IC_DC_HIT_IN_L2",
     NULL,
 };
 

@@ -194,6 +194,8 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
         goto out;
     printf("%-24s %4zu written (%zu offcore), %3zu common; not written:", fam->prefix,
            nw + nw2, noff, ncommon);
+    if (counts[GEN_KEEP] == t.n)
+        printf(" none");
     for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
         if (counts[s])
             printf(" %zu %s;", counts[s], gen_status_text(s));
