@@ -60,6 +60,7 @@ test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
 	tests/check_nanobench_names.sh
+	tests/configgen/perfmon_table_test.sh
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test

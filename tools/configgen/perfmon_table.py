@@ -160,13 +160,16 @@ def amd(commit, label, files):
             for e in json.load(f):
                 if "EventCode" not in e or "EventName" not in e:
                     continue  # metric groups and the like
-                if "MetricExpr" in e:
+                if "MetricExpr" in e or str(e.get("Deprecated", "0")) == "1":
                     continue
                 enc, name = amd_line(e)
                 if name in seen:
                     continue
                 seen.add(name)
-                lines.append("%s %s any" % (enc, name))
+                # PMCx003 counts up to 15 a cycle: Linux pairs it with the MergeEvent
+                # (arch/x86/events/amd/core.c amd_is_pair_event_code).
+                merge = " merge" if num(e["EventCode"]) == 0x003 else ""
+                lines.append("%s %s any%s" % (enc, name, merge))
     print("# Event table (facts only, no descriptions) reduced by tools/configgen/perfmon_table.py")
     print("# source: Linux %s (commit %s), files %s" %
           (label, commit, " ".join(os.path.basename(p) for p in files)))
