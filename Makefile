@@ -33,7 +33,7 @@ deps:
 
 include boot/boot.mk
 include tests/unit/unit.mk
-include tools/gen_configs.mk
+include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 
 host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
@@ -59,6 +59,8 @@ qemu-test: deps all
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
+	tests/check_nanobench_names.sh
+	tests/configgen/perfmon_table_test.sh
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test

@@ -57,18 +57,43 @@ static bool probe(struct counter_env *env)
     return ok;
 }
 
-/* The default config for this CPU from the image's cpu_map.txt, if any. */
+/*
+ * The default config for this CPU from the image's cpu_map.txt, if any, and the line
+ * saying why (which map line chose it; a warning when it is another model's).
+ */
 static void pick_default_config(struct counter_env *env, const struct machine_info *m)
 {
     const struct nb_platform *p = env->p;
+    const char *vendor = m->vendor_id == VENDOR_AMD ? "amd" : "intel";
+    struct config_choice c;
     void *data;
     size_t size;
     env->default_config[0] = '\0';
+    nb_snprintf(env->config_why, sizeof(env->config_why),
+                "warning: pmu: no %s on the image", CONFIG_MAP_PATH);
     if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
         return;
-    if (!pmu_config_map_lookup(data, size, m->vendor_id, m->family, m->model, env->desc.core_type,
-                               env->default_config, sizeof(env->default_config)))
-        env->default_config[0] = '\0';
+    switch (pmu_config_map_choose(data, size, m->vendor_id, m->family, m->model,
+                                  env->desc.core_type, &c)) {
+    case CONFIG_MATCH_EXACT:
+        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "pmu: chosen by cpu_map.txt: %s family 0x%x model 0x%x%s", vendor, m->family,
+                    m->model, c.ecore ? ", E-core" : "");
+        break;
+    case CONFIG_MATCH_CLOSEST:
+        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "warning: pmu: family 0x%x model 0x%x is not in cpu_map.txt; using the table "
+                    "of the closest listed model, 0x%x%s: events may be missing or count "
+                    "differently", m->family, m->model, c.model, c.ecore ? " (E-core)" : "");
+        break;
+    case CONFIG_MATCH_NONE:
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "warning: pmu: no config for %s family 0x%x model 0x%x in cpu_map.txt "
+                    "(no model of that family is listed)", vendor, m->family, m->model);
+        break;
+    }
     p->free_file(p->ctx, data, size);
 }
 
@@ -114,6 +139,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
+    report_line(r, "%s", env->config_why);
     enum pmu_tfa tfa = pmu_intel_tsx_force_abort(p, m);
     env->desc.tsx_force_abort = tfa == PMU_TFA_NEEDED;
     pmu_session_begin(&env->session, p, d);

@@ -233,12 +233,19 @@ int nb_plan(const struct bench_options *o, const char *config, size_t config_len
         char *map_path = host_path_join(root, "configs/cpu_map.txt");
         size_t map_len;
         char *map = host_read_file(map_path, &map_len);
-        char rel[96];
-        if (map && pmu_config_map_lookup(map, map_len, d.vendor, d.family, d.model, d.core_type, rel,
-                                         sizeof(rel))) {
-            owned_name = host_path_join(root, rel);
+        struct config_choice choice;
+        enum config_match match = map ? pmu_config_map_choose(map, map_len, d.vendor, d.family,
+                                                              d.model, d.core_type, &choice)
+                                      : CONFIG_MATCH_NONE;
+        if (match != CONFIG_MATCH_NONE) {
+            owned_name = host_path_join(root, choice.path);
             owned = host_read_file(owned_name, &config_len);
         }
+        /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
+        if (match == CONFIG_MATCH_CLOSEST)
+            fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
+                    "using the table of the closest listed model, 0x%x\n", d.family, d.model,
+                    choice.model);
         free(map);
         free(map_path);
         if (owned) {

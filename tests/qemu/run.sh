@@ -345,7 +345,7 @@ amd:0x19:0x21|# cpu: Zen 3 (amd family 0x19 model 0x21)|# pmu: 6 counters {0-5} 
 amd:0x19:0x61|# cpu: Zen 4 (amd family 0x19 model 0x61)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0000301 0x3
 TABLE
     # Without -config: the config the image would pick for that model.
-    $NB -plan -plan_cpu intel:6:0x55:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
+    $NB -plan -plan_cpu intel:6:0x5E:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
         { echo "no Skylake default config"; return 1; }
     local rc
     # Another vendor, a family the image refuses, a hybrid model without its core type.
