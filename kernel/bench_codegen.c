@@ -21,6 +21,8 @@ static uintptr_t data_field(uint8_t *buf, size_t offset)
     return (uintptr_t)buf + offset;
 }
 
+_Static_assert(sizeof(struct codegen_data) <= CODEGEN_SAVE_OFFSET, "data pages overflow");
+
 #define DATA(buf, field) data_field((buf), offsetof(struct codegen_data, field))
 #define DATA_GPR(buf, reg) (DATA(buf, saved_gpr) + 8u * (unsigned)(reg))
 
@@ -112,6 +114,63 @@ static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct c
     }
 }
 
+/* The save area is page-aligned, which XSAVE (64 bytes) and FXSAVE (16) need. */
+#define PAGE_SIZE 4096u
+
+size_t codegen_code_offset(const struct codegen_params *p)
+{
+    size_t save = p->xsave_mask ? p->xsave_size : 512;
+    return CODEGEN_SAVE_OFFSET + (save + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+}
+
+/* EDX:EAX = the requested-feature bitmap of XSAVE/XRSTOR (SDM vol. 1 13.6). */
+static void emit_xsave_mask(struct x86_emitter *e, const struct codegen_params *p)
+{
+    x86_mov_reg32_imm32(e, RAX, (uint32_t)p->xsave_mask);
+    x86_mov_reg32_imm32(e, RDX, (uint32_t)(p->xsave_mask >> 32));
+}
+
+/* Saves the firmware's x87/SSE/AVX/... state (after the GPRs: it clobbers RAX and RDX). */
+static void emit_save_state(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    if (p->xsave_mask) {
+        emit_xsave_mask(e, p);
+        x86_xsave64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    } else {
+        x86_fxsave64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    }
+}
+
+static void emit_restore_state(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    if (p->xsave_mask) {
+        emit_xsave_mask(e, p);
+        x86_xrstor64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    } else {
+        x86_fxrstor64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    }
+}
+
+/*
+ * XRSTOR of a standard-form area faults (#GP) unless bytes 8..63 of its
+ * header are zero (SDM vol. 1 13.8.1); XSAVE writes only XSTATE_BV, so clear
+ * the header once when the function is written.
+ */
+#define XSAVE_HEADER_OFFSET 512u
+#define XSAVE_HEADER_SIZE 64u
+
+static bool prepare_save_area(uint8_t *buf, size_t cap, const struct codegen_params *p)
+{
+    if (p->xsave_mask && (p->xsave_size < XSAVE_HEADER_OFFSET + XSAVE_HEADER_SIZE ||
+                          p->xsave_size > CODEGEN_SAVE_MAX))
+        return false;
+    if (cap < codegen_code_offset(p))
+        return false;
+    if (p->xsave_mask)
+        nb_memset(buf + CODEGEN_SAVE_OFFSET + XSAVE_HEADER_OFFSET, 0, XSAVE_HEADER_SIZE);
+    return true;
+}
+
 static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_pushfq(e);
@@ -119,7 +178,7 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
         x86_cli(e);
     for (int r = RAX; r <= R15; r++)
         x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
-    x86_fxsave64_rip(e, DATA(buf, fxsave));
+    emit_save_state(e, buf, p);
     if (p->catch_faults)
         emit_install_idt(e, buf, p);
     if (p->catch_faults && p->watchdog) {
@@ -148,7 +207,7 @@ static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct
     }
     if (p->catch_faults)
         x86_lidt_rip(e, DATA(buf, firmware_idtr));
-    x86_fxrstor64_rip(e, DATA(buf, fxsave));
+    emit_restore_state(e, buf, p);
     for (int r = RAX; r <= R15; r++) {
         if (r != RSP)
             x86_mov_reg64_from_rip(e, (enum x86_reg)r, DATA_GPR(buf, r));
@@ -366,7 +425,7 @@ static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen
 static size_t length_before_copies(uint8_t *buf, const struct codegen_params *p)
 {
     struct x86_emitter dry;
-    x86_emitter_init(&dry, buf + CODEGEN_CODE_OFFSET, 0);
+    x86_emitter_init(&dry, buf + codegen_code_offset(p), 0);
     emit_start(&dry, buf, p);
     emit_part(&dry, p, PART_LATE_INIT);
     if (p->drain_frontend)
@@ -384,14 +443,14 @@ size_t codegen_run_size(const struct codegen_params *p)
     if (p->no_mem)
         per_copy += (p->part_len[PART_MAIN] / 8) * NOMEM_READ_MAX_BYTES * NOMEM_MAX_READS;
     size_t copies = (size_t)p->copies * per_copy;
-    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;
 }
 
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
-    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
 }
 
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
@@ -401,11 +460,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     if (!layout)
         layout = &unused;
     nb_memset(layout, 0, sizeof(*layout));
-    if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS ||
+    if (!prepare_save_area(buf, cap, p) || p->n_reads > NB_MAX_COUNTERS ||
         (p->no_mem && p->n_reads > NOMEM_MAX_READS))
         return NULL;
+    size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    x86_emitter_init(&e, buf + offset, cap - offset);
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
@@ -457,7 +517,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_read(&e, buf, p, true);
     }
     emit_tail(&e, buf, p, layout);
-    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+    return e.overflow ? NULL : buf + offset;
 }
 
 void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,
@@ -467,15 +527,16 @@ void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_param
     if (!layout)
         layout = &unused;
     nb_memset(layout, 0, sizeof(*layout));
-    if (cap < CODEGEN_CODE_OFFSET)
+    if (!prepare_save_area(buf, cap, p))
         return NULL;
+    size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    x86_emitter_init(&e, buf + offset, cap - offset);
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
     layout->start[PART_ONE_TIME_INIT] = x86_here(&e);
     layout->len[PART_ONE_TIME_INIT] = p->part_len[PART_ONE_TIME_INIT];
     emit_part(&e, p, PART_ONE_TIME_INIT);
     emit_tail(&e, buf, p, layout);
-    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+    return e.overflow ? NULL : buf + offset;
 }

@@ -54,6 +54,8 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->no_mem = o->no_mem;
     params->mask_interrupts = c->mask_interrupts;
     params->catch_faults = c->catch_faults;
+    params->xsave_mask = c->xsave_mask;
+    params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
     params->areas.r14 = middle(c->areas[AREA_R14]);

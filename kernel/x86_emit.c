@@ -223,6 +223,21 @@ void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target)
     emit_rip_disp(e, target, 0);
 }
 
+/* XSAVE64 / XRSTOR64 m, REX.W 0F AE /4 and /5: the components in EDX:EAX & XCR0 (SDM vol. 2C). */
+void x86_xsave64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x48\x0F\xAE", 3);
+    x86_u8(e, MODRM_RIP(4));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_xrstor64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x48\x0F\xAE", 3);
+    x86_u8(e, MODRM_RIP(5));
+    emit_rip_disp(e, target, 0);
+}
+
 /* r/m = 100b means "SIB follows": RSP and R12 as a base need SIB 24h (no index). */
 static void emit_base_sib(struct x86_emitter *e, enum x86_reg base)
 {

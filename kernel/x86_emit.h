@@ -63,6 +63,9 @@ void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg);
 void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target);
 void x86_fxsave64_rip(struct x86_emitter *e, uintptr_t target);
 void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target);
+/* xsave64 / xrstor64 [rip+target]; EDX:EAX is the requested-feature bitmap */
+void x86_xsave64_rip(struct x86_emitter *e, uintptr_t target);
+void x86_xrstor64_rip(struct x86_emitter *e, uintptr_t target);
 /* mov reg64, [base + disp8] (any base; RSP/R12 get the SIB byte they need) */
 void x86_mov_reg64_from_base_disp8(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int8_t disp);
 /* mov [rip+target], r16 (operand-size prefix) */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cpuid.h>
 #include <x86intrin.h>
 
 static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC" } };
@@ -532,5 +533,81 @@ NB_TEST(exec_verbose_dumps_every_measurement)
                          "verbose:   RDTSC\n"
                          "verbose:     run 0: #\n"
                          "verbose:     run 1: #\n");
+    env_free(&x);
+}
+
+/*
+ * host_call_ymm(fn, ymm): loads ymm[0..31] into YMM3, calls the generated
+ * function, stores YMM3 to ymm[32..63]. The generated code restores every
+ * GPR, so nothing else needs saving.
+ */
+void host_call_ymm(void *fn, uint8_t *ymm);
+__asm__(".intel_syntax noprefix\n"
+        ".text\n"
+        ".globl host_call_ymm\n"
+        "host_call_ymm:\n"
+        "push rbx\n"
+        "vmovdqu ymm3, [rsi]\n"
+        "push rsi\n"
+        "call rdi\n"
+        "pop rsi\n"
+        "vmovdqu [rsi + 32], ymm3\n"
+        "vzeroupper\n"
+        "pop rbx\n"
+        "ret\n"
+        ".att_syntax prefix\n");
+
+/*
+ * With the XSAVE mask the session enabled (here: Linux's XCR0), the whole
+ * YMM register survives code that trashes it; with FXSAVE64 only the low
+ * 128 bits would (which is what the image did before XSAVE support).
+ */
+NB_TEST(exec_xsave_restores_ymm_upper_halves)
+{
+    if (!__builtin_cpu_supports("avx")) {
+        nb_test_note("host has no AVX: skipped");
+        return;
+    }
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    uint64_t xcr0 = (uint64_t)hi << 32 | lo;
+    unsigned a, b, c, d;
+    __cpuid_count(0xD, 0, a, b, c, d);
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "vpcmpeqd ymm3, ymm3, ymm3"));
+    for (int use_xsave = 1; use_xsave >= 0; use_xsave--) {
+        struct codegen_params params;
+        memset(&params, 0, sizeof(params));
+        params.part[PART_MAIN] = x.code.part[PART_MAIN];
+        params.part_len[PART_MAIN] = x.code.len[PART_MAIN];
+        params.copies = 2;
+        params.reads = TSC_READ;
+        params.n_reads = 1;
+        params.xsave_mask = use_xsave ? xcr0 : 0;
+        params.xsave_size = use_xsave ? b : 0;
+        params.areas.r14 = middle(&x, AREA_R14);
+        params.areas.rdi = middle(&x, AREA_RDI);
+        params.areas.rsi = middle(&x, AREA_RSI);
+        params.areas.rbp = middle(&x, AREA_RBP);
+        params.areas.rsp = middle(&x, AREA_RSP);
+        size_t size = codegen_run_size(&params);
+        uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
+        REQUIRE(buf != NULL);
+        void *fn = codegen_emit_run(buf, size, &params, NULL);
+        REQUIRE(fn != NULL);
+        CHECK_EQ_U64((uintptr_t)fn - (uintptr_t)buf, CODEGEN_SAVE_OFFSET + (use_xsave ? (b + 4095) / 4096 * 4096 : 4096));
+        uint8_t ymm[64];
+        for (int i = 0; i < 32; i++)
+            ymm[i] = (uint8_t)(i + 1);
+        memset(ymm + 32, 0, 32);
+        host_call_ymm(fn, ymm);
+        CHECK_EQ_BYTES(ymm + 32, ymm, 16);
+        if (use_xsave)
+            CHECK_EQ_BYTES(ymm + 48, ymm + 16, 16);
+        else
+            CHECK(memcmp(ymm + 48, ymm + 16, 16) != 0); /* FXSAVE64 leaves bits 255:128 trashed */
+        x.h.p.free_mem(x.h.p.ctx, buf, size);
+    }
     env_free(&x);
 }

@@ -172,6 +172,8 @@ NB_TEST(x86_emit_jnz_and_fxsave)
         CASE(s, x86_jnz_rel32(&s->e, at(s, dl)), "jnz strict near $$ + %ld", dl);
         CASE(s, x86_fxsave64_rip(&s->e, at(s, dl)), "fxsave64 [rel $$ + %ld]", dl);
         CASE(s, x86_fxrstor64_rip(&s->e, at(s, dl)), "fxrstor64 [rel $$ + %ld]", dl);
+        CASE(s, x86_xsave64_rip(&s->e, at(s, dl)), "xsave64 [rel $$ + %ld]", dl);
+        CASE(s, x86_xrstor64_rip(&s->e, at(s, dl)), "xrstor64 [rel $$ + %ld]", dl);
     }
     stream_check(s);
 }
