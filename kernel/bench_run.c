@@ -250,6 +250,12 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int64_t *const *values[2] = { base_values, main_values };
     for (int run = 0; run < 2; run++) {
         params.copies = copies[run];
+        /*
+         * nanoBench's basic mode: the baseline has no instructions at all
+         * between the two counter reads, so no loop either (its README,
+         * "Generated Code"); the main run keeps -loop_count.
+         */
+        params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
         generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
         if (!fn) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
