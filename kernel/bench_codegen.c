@@ -461,7 +461,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         layout = &unused;
     nb_memset(layout, 0, sizeof(*layout));
     if (!prepare_save_area(buf, cap, p) || p->n_reads > NB_MAX_COUNTERS ||
-        (p->no_mem && p->n_reads > NOMEM_MAX_READS))
+        (p->no_mem && p->n_reads > NOMEM_MAX_READS) || codegen_run_size(p) > CODEGEN_MAX_SIZE)
         return NULL;
     size_t offset = codegen_code_offset(p);
     struct x86_emitter e;

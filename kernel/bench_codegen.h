@@ -109,6 +109,14 @@ bool codegen_has_magic(const uint8_t *code, size_t len);
 /* Where the code starts in the buffer: after the data and the save area. */
 size_t codegen_code_offset(const struct codegen_params *p);
 
+/*
+ * The largest buffer a generated function may span: the loop's JNZ and the
+ * RIP-relative stores to the data pages use 32-bit signed displacements,
+ * which reach ±2 GiB (SDM vol. 2A 2.2.1.6). Larger code is refused before it
+ * is written; the emitter also flags any displacement out of reach.
+ */
+#define CODEGEN_MAX_SIZE 0x7FFFFFFFull
+
 /* Bytes of buffer (data page + code) needed for a measuring function. */
 size_t codegen_run_size(const struct codegen_params *p);
 /* Bytes of buffer needed for the one-time-init function. */

@@ -198,6 +198,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                       (unsigned long long)main_copies);
         goto out;
     }
+    if (buf_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap,
+                    "-unroll_count %lld: the generated code would need %llu bytes, but its jumps "
+                    "and data references reach only 2 GiB (rel32); lower -unroll_count",
+                    (long long)o->unroll_count, (unsigned long long)buf_size);
+        status = NB_EINVAL;
+        goto out;
+    }
     buf = p->alloc_exec(p->ctx, buf_size);
     if (!buf) {
         status = fail(error, error_cap, NB_ENOMEM,

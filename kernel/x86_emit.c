@@ -20,6 +20,7 @@ void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
     e->pos = start;
     e->end = start + capacity;
     e->overflow = false;
+    e->out_of_reach = false;
     e->length = 0;
 }
 
@@ -60,7 +61,13 @@ static void emit_u64(struct x86_emitter *e, uint64_t v)
 static void emit_rip_disp(struct x86_emitter *e, uintptr_t target, size_t tail)
 {
     uintptr_t next = x86_here(e) + 4 + tail;
-    emit_u32(e, (uint32_t)(int32_t)(intptr_t)(target - next));
+    /* The CPU sign-extends the 32-bit displacement (SDM vol. 2A 2.2.1.6). */
+    int64_t disp = (int64_t)(target - next);
+    if (disp < INT32_MIN || disp > INT32_MAX) {
+        e->out_of_reach = true;
+        e->overflow = true;
+    }
+    emit_u32(e, (uint32_t)(int32_t)disp);
 }
 
 /* Recommended multi-byte NOPs, SDM vol. 2B "NOP" table; 10..15 add 66h prefixes and a CS override. */

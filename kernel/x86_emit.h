@@ -6,6 +6,10 @@
  * An emitter writes at e->pos and advances it. It never writes past e->end:
  * on overflow it sets e->overflow and only counts, so a dry run with
  * end == start measures the size of a sequence.
+ *
+ * Every rel32/disp32 it computes is checked: a target beyond ±2 GiB of the
+ * next instruction sets e->out_of_reach and e->overflow (a displacement
+ * that wrapped would silently jump or store elsewhere).
  */
 #ifndef X86_EMIT_H
 #define X86_EMIT_H
@@ -28,6 +32,7 @@ struct x86_emitter {
     uint8_t *pos;
     uint8_t *end;
     bool overflow;
+    bool out_of_reach; /* a rel32/disp32 target was not within ±2 GiB */
     size_t length; /* bytes emitted or counted so far */
 };
 

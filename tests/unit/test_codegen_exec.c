@@ -474,6 +474,24 @@ NB_TEST(exec_bench_measure_errors)
     CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT); /* the code buffer was released again */
     x.h.alloc_budget = -1;
     CHECK_EQ_INT(bench_measure(&x.c, &o, &x.code, &r, error, sizeof(error)), NB_OK);
+
+    /* 2^30 one-byte copies, twice in the main run: past what rel32 reaches, refused unallocated. */
+    o.unroll_count = 1ll << 30;
+    CHECK_EQ_INT(bench_measure(&x.c, &o, &x.code, &r, error, sizeof(error)), NB_EINVAL);
+    CHECK(strncmp(error, "-unroll_count 1073741824: the generated code would need 2147", 59) == 0);
+    CHECK(strstr(error, " bytes, but its jumps and data references reach only 2 GiB (rel32); "
+                        "lower -unroll_count") != NULL);
+    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT);
+    /* Half as many fit the reach (not run here: the buffer would be 1 GiB). */
+    struct codegen_params params;
+    memset(&params, 0, sizeof(params));
+    params.part[PART_MAIN] = x.code.part[PART_MAIN];
+    params.part_len[PART_MAIN] = 1;
+    params.copies = 1ll << 30;
+    params.n_reads = 1;
+    CHECK(codegen_run_size(&params) <= CODEGEN_MAX_SIZE);
+    params.copies = 1ll << 31;
+    CHECK(codegen_run_size(&params) > CODEGEN_MAX_SIZE);
     env_free(&x);
 }
 

@@ -389,3 +389,49 @@ NB_TEST(x86_emit_overflow_keeps_counting)
     x86_ret(&e);
     CHECK(e.overflow);
 }
+
+/*
+ * rel32/disp32 reach: a target exactly ±2 GiB (INT32_MAX / INT32_MIN from the
+ * next instruction) is encoded; one byte further sets out_of_reach and
+ * overflow, and nothing more is written.
+ */
+NB_TEST(x86_emit_displacement_reach)
+{
+    static uint8_t buf[32];
+    struct x86_emitter e;
+    uintptr_t base = (uintptr_t)buf;
+    struct {
+        size_t len; /* instruction length: the displacement counts from its end */
+        int kind;
+    } insns[] = { { 6, 0 }, { 5, 1 }, { 7, 2 }, { 8, 3 } };
+    for (size_t i = 0; i < NB_ARRAY_SIZE(insns); i++) {
+        for (int side = 0; side < 2; side++) {
+            for (int beyond = 0; beyond <= 1; beyond++) {
+                int64_t disp = side ? (int64_t)INT32_MIN - beyond : (int64_t)INT32_MAX + beyond;
+                uintptr_t target = base + insns[i].len + (uintptr_t)disp;
+                memset(buf, 0xCC, sizeof(buf));
+                x86_emitter_init(&e, buf, sizeof(buf));
+                switch (insns[i].kind) {
+                case 0: x86_jnz_rel32(&e, target); break;
+                case 1: x86_jmp_rel32(&e, target); break;
+                case 2: x86_mov_rip_from_reg64(&e, target, RAX); break;
+                case 3: x86_xsave64_rip(&e, target); break;
+                }
+                CHECK_EQ_INT(e.length, insns[i].len);
+                CHECK_EQ_INT(e.out_of_reach, beyond);
+                CHECK_EQ_INT(e.overflow, beyond);
+                if (!beyond) {
+                    int32_t got;
+                    memcpy(&got, buf + insns[i].len - 4, 4);
+                    CHECK_EQ_INT(got, disp);
+                }
+            }
+        }
+    }
+    /* Sticky: later instructions are not written either. */
+    x86_emitter_init(&e, buf, sizeof(buf));
+    x86_jmp_rel32(&e, base + 5 + (uintptr_t)INT32_MAX + 1);
+    memset(buf, 0xCC, sizeof(buf));
+    x86_ret(&e);
+    CHECK_EQ_INT(buf[5], 0xCC);
+}
