@@ -21,7 +21,7 @@ static uintptr_t data_field(uint8_t *buf, size_t offset)
     return (uintptr_t)buf + offset;
 }
 
-_Static_assert(sizeof(struct codegen_data) <= CODEGEN_SAVE_OFFSET, "data pages overflow");
+_Static_assert(sizeof(struct codegen_data) <= CODEGEN_IST_STACK_TOP - 4096, "data pages overflow");
 
 #define DATA(buf, field) data_field((buf), offsetof(struct codegen_data, field))
 #define DATA_GPR(buf, reg) (DATA(buf, saved_gpr) + 8u * (unsigned)(reg))
@@ -89,6 +89,74 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct c
     }
     x86_lidt_rip(e, DATA(buf, idtr));
     x86_mov_rip_simm32(e, DATA(buf, fault_happened), 0);
+}
+
+/*
+ * Our GDT and TSS, loaded before our IDT (whose gates use IST1): SGDT/STR
+ * keep the firmware's, its descriptors are copied (at most
+ * CODEGEN_GDT_COPY_BYTES, so CS, SS and the firmware's TSS keep their
+ * selectors), and a TSS descriptor marked available is written again for
+ * every run, because LTR marks it busy (SDM vol. 3A 8.2.2, 8.2.4).
+ */
+static void emit_install_gdt_tss(struct x86_emitter *e, uint8_t *buf)
+{
+    uintptr_t gdt = DATA(buf, gdt);
+    x86_sgdt_rip(e, DATA(buf, firmware_gdtr));
+    x86_str_rip(e, DATA(buf, firmware_tr));
+    x86_movzx_reg32_from_rip16(e, RCX, DATA(buf, firmware_gdtr));
+    x86_add_reg32_imm32(e, RCX, 1); /* limit + 1 = bytes */
+    x86_mov_reg32_imm32(e, RDX, CODEGEN_GDT_COPY_BYTES);
+    x86_cmp_reg32_imm32(e, RCX, CODEGEN_GDT_COPY_BYTES);
+    x86_cmova_reg32(e, RCX, RDX);
+    x86_mov_reg64_from_rip(e, RSI, DATA(buf, firmware_gdtr) + 2);
+    x86_lea_reg64_rip(e, RDI, gdt);
+    x86_cld(e);
+    x86_rep_movsb(e);
+    /* 64-bit TSS descriptor (SDM vol. 3A figure 8-4): present, DPL 0, type 9 (available). */
+    uint64_t base = (uint64_t)DATA(buf, tss), limit = CODEGEN_TSS_SIZE - 1;
+    uint64_t low = (limit & 0xFFFF) | (base & 0xFFFFFF) << 16 | 0x89ull << 40 |
+                   ((limit >> 16) & 0xF) << 48 | ((base >> 24) & 0xFF) << 56;
+    x86_mov_reg64_imm64(e, RAX, low);
+    x86_mov_rip_from_reg64(e, gdt + CODEGEN_GDT_COPY_BYTES, RAX);
+    x86_mov_reg64_imm64(e, RAX, base >> 32);
+    x86_mov_rip_from_reg64(e, gdt + CODEGEN_GDT_COPY_BYTES + 8, RAX);
+    x86_lgdt_rip(e, DATA(buf, gdtr));
+    x86_mov_reg32_imm32(e, RAX, CODEGEN_TSS_SELECTOR);
+    x86_ltr_reg16(e, RAX);
+}
+
+/* TSS descriptor type bit 1: busy (SDM vol. 3A 8.2.2, type 1011b vs 1001b). */
+#define TSS_TYPE_BUSY 0x02u
+
+/* Clears the busy bit of the firmware's TSS descriptor in our copy (RAX = its offset) and reloads TR. */
+static void emit_reload_firmware_tr(struct x86_emitter *e, uint8_t *buf)
+{
+    x86_lea_reg64_rip(e, RCX, DATA(buf, gdt));
+    x86_add_reg64(e, RCX, RAX);
+    x86_and_mem8_base_disp8_imm8(e, RCX, 5, (uint8_t)~TSS_TYPE_BUSY);
+    x86_mov_reg32_from_rip(e, RAX, DATA(buf, firmware_tr));
+    x86_ltr_reg16(e, RAX);
+}
+
+/*
+ * Puts the firmware's TR back when it had one (loaded from our copy of its
+ * descriptor, so the firmware's GDT is not written), then its GDT. With no
+ * firmware TSS (TR = 0, which LTR cannot load) TR keeps our TSS: ring 0 code
+ * with IST-less gates never reads it.
+ */
+static void emit_restore_gdt_tss(struct x86_emitter *e, uint8_t *buf)
+{
+    struct x86_emitter dry;
+    x86_emitter_init(&dry, e->start, 0);
+    emit_reload_firmware_tr(&dry, buf);
+    size_t reload = dry.length;
+    x86_mov_reg32_from_rip(e, RAX, DATA(buf, firmware_tr));
+    x86_and_reg32_imm32(e, RAX, 0xFFF8); /* selector -> descriptor offset */
+    x86_jcc_rel8(e, X86_CC_E, (int8_t)(5 + 2 + reload));
+    x86_cmp_reg32_imm32(e, RAX, CODEGEN_GDT_COPY_BYTES - 15); /* all 16 bytes in our copy */
+    x86_jcc_rel8(e, X86_CC_AE, (int8_t)reload);
+    emit_reload_firmware_tr(e, buf);
+    x86_lgdt_rip(e, DATA(buf, firmware_gdtr));
 }
 
 /* xAPIC timer initial-count register, and its x2APIC MSR (SDM vol. 3A tables 11-1, 11-6). */
@@ -179,8 +247,10 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
     for (int r = RAX; r <= R15; r++)
         x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
     emit_save_state(e, buf, p);
-    if (p->catch_faults)
+    if (p->catch_faults) {
+        emit_install_gdt_tss(e, buf);
         emit_install_idt(e, buf, p);
+    }
     if (p->catch_faults && p->watchdog) {
         /* Only the watchdog's vector can arrive now (watchdog_arm), and only into our IDT. */
         emit_timer_count(e, buf, p, false);
@@ -205,8 +275,10 @@ static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct
         x86_cli(e);
         emit_timer_count(e, buf, p, true);
     }
-    if (p->catch_faults)
+    if (p->catch_faults) {
         x86_lidt_rip(e, DATA(buf, firmware_idtr));
+        emit_restore_gdt_tss(e, buf);
+    }
     emit_restore_state(e, buf, p);
     for (int r = RAX; r <= R15; r++) {
         if (r != RSP)
@@ -222,15 +294,43 @@ static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct
 /* 64-bit interrupt gate: present, DPL 0, type 0xE (SDM vol. 3A figure 6-8). */
 #define IDT_GATE_INTERRUPT 0x8E
 
-static void write_gate(uint8_t *gate, uintptr_t handler)
+static void write_gate(uint8_t *gate, uintptr_t handler, unsigned ist)
 {
     nb_memset(gate, 0, IDT_GATE_SIZE);
     gate[0] = (uint8_t)handler;
     gate[1] = (uint8_t)(handler >> 8);
     /* bytes 2-3: code selector, stored by the prologue from CS */
+    gate[4] = (uint8_t)ist; /* bits 2:0: the TSS's IST entry to switch to, 0 for none */
     gate[5] = IDT_GATE_INTERRUPT;
     for (int b = 2; b < 8; b++)
         gate[4 + b] = (uint8_t)(handler >> (8 * b));
+}
+
+/* TSS fields (SDM vol. 3A figure 8-11). */
+#define TSS_IST1 36
+#define TSS_IST_COUNT 7
+#define TSS_IOMAP_BASE 102
+
+/*
+ * The TSS: IST1 is the stack page below CODEGEN_IST_STACK_TOP. IST2-7 name
+ * the same stack, for a firmware NMI or #MC gate (copied into our IDT) that
+ * uses one of them. The I/O map base is past the limit: no I/O bitmap.
+ */
+static void write_tss_and_gdtr(uint8_t *buf)
+{
+    struct codegen_data *data = (struct codegen_data *)buf;
+    uint64_t top = (uint64_t)(uintptr_t)buf + CODEGEN_IST_STACK_TOP;
+    nb_memset(data->tss, 0, sizeof(data->tss));
+    for (int i = 0; i < TSS_IST_COUNT; i++)
+        for (int b = 0; b < 8; b++)
+            data->tss[TSS_IST1 + 8 * i + b] = (uint8_t)(top >> (8 * b));
+    data->tss[TSS_IOMAP_BASE] = CODEGEN_TSS_SIZE;
+    uint16_t limit = CODEGEN_GDT_COPY_BYTES + 16 - 1;
+    uint64_t base = (uint64_t)(uintptr_t)data->gdt;
+    data->gdtr[0] = (uint8_t)limit;
+    data->gdtr[1] = (uint8_t)(limit >> 8);
+    for (int b = 0; b < 8; b++)
+        data->gdtr[2 + b] = (uint8_t)(base >> (8 * b));
 }
 
 /*
@@ -267,8 +367,8 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
         uintptr_t spurious = x86_here(e);
         x86_iretq(e);
         if (!e->overflow) {
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout);
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout, 0);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious, 0);
         }
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
@@ -279,9 +379,16 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             x86_push_imm8(e, 0);
         x86_push_imm8(e, (int8_t)v);
         x86_jmp_rel32(e, common);
+        /*
+         * Every exception switches to the IST stack: the stubs never return
+         * to the code, and RSP may be anything (a #PF or #SS on a push, a
+         * #DF), where pushing the frame would fault again and reset.
+         */
         if (!e->overflow)
-            write_gate(data->idt + IDT_GATE_SIZE * v, stub);
+            write_gate(data->idt + IDT_GATE_SIZE * v, stub, CODEGEN_IST_INDEX);
     }
+    if (!e->overflow)
+        write_tss_and_gdtr(buf);
     uint16_t limit = CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE - 1;
     uint64_t base = (uint64_t)(uintptr_t)data->idt;
     data->idtr[0] = (uint8_t)limit;

@@ -32,7 +32,13 @@
 #include "bench_options.h"
 #include "counter_read.h"
 
-#define CODEGEN_SAVE_OFFSET 8192 /* after the data (two pages: the IDT has 256 gates) */
+/*
+ * Buffer layout: the data (two pages: the IDT has 256 gates), the IST stack
+ * exceptions switch to (one page, its top at CODEGEN_IST_STACK_TOP), the
+ * XSAVE area, the code.
+ */
+#define CODEGEN_IST_STACK_TOP 12288
+#define CODEGEN_SAVE_OFFSET 12288
 /* Largest XSAVE area accepted (AMX needs 11008 bytes on Sapphire Rapids). */
 #define CODEGEN_SAVE_MAX (64u * 1024u)
 
@@ -42,6 +48,17 @@
 #define CODEGEN_IDT_ENTRIES 256
 #define IDT_GATE_SIZE 16
 
+/*
+ * While the code runs, our GDT holds a copy of the firmware's first
+ * CODEGEN_GDT_COPY_BYTES (256 descriptors: every firmware selector in use)
+ * followed by a 64-bit TSS descriptor, so that every exception gate can
+ * name IST1: a fresh stack even when the code left RSP unusable (SDM vol. 3A
+ * 6.14.5, 8.7).
+ */
+#define CODEGEN_GDT_COPY_BYTES 2048
+#define CODEGEN_TSS_SELECTOR CODEGEN_GDT_COPY_BYTES
+#define CODEGEN_TSS_SIZE 104 /* 64-bit TSS without I/O bitmap (SDM vol. 3A figure 8-11) */
+#define CODEGEN_IST_INDEX 1
 /* The data page at the start of the buffer. */
 struct codegen_data {
     uint8_t idt[CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE]; /* our gates while the code runs */
@@ -54,6 +71,13 @@ struct codegen_data {
     /* Set by the exception stubs; fault_happened is cleared by every run's prologue. */
     uint64_t fault_happened, fault_vector, fault_error, fault_rip, fault_cr2;
     uint64_t watchdog_count; /* APIC timer count each run arms (watchdog.h) */
+    /* Descriptor tables while the code runs (see CODEGEN_GDT_COPY_BYTES). */
+    uint8_t gdt[CODEGEN_GDT_COPY_BYTES + 16] __attribute__((aligned(16)));
+    uint8_t gdtr[16];          /* limit:base of `gdt` (LGDT operand) */
+    uint8_t firmware_gdtr[16]; /* what SGDT found; restored before returning */
+    uint64_t firmware_tr;      /* what STR found (16 bits) */
+    /* 128-aligned, so the 104 bytes never cross a page (SDM vol. 3A 8.2.1). */
+    uint8_t tss[CODEGEN_TSS_SIZE] __attribute__((aligned(128)));
 };
 
 /* Where the parts of the benchmark landed, to say where a fault happened. */

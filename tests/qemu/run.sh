@@ -341,7 +341,7 @@ test_faults() {
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
     expect_eq "results" "$(cat tests/qemu/faults.expected)" "$out" || return 1
-    grep -q '^nanoBench-EFI done: 12 benchmarks, 10 errors' "$TMP/faults/run-0001.txt" ||
+    grep -q '^nanoBench-EFI done: 16 benchmarks, 14 errors' "$TMP/faults/run-0001.txt" ||
         { echo "end banner missing or wrong"; return 1; }
 }
 

@@ -629,3 +629,49 @@ NB_TEST(exec_xsave_restores_ymm_upper_halves)
     }
     env_free(&x);
 }
+
+/*
+ * With faults caught (ring 0; only written here, not run), every exception
+ * gate but NMI and #MC names IST1, the TSS's IST entries point at the stack
+ * page's top, and our GDTR spans the firmware copy plus the TSS descriptor.
+ */
+NB_TEST(codegen_exception_gates_use_an_ist_stack)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "nop"));
+    struct codegen_params params;
+    memset(&params, 0, sizeof(params));
+    params.part[PART_MAIN] = x.code.part[PART_MAIN];
+    params.part_len[PART_MAIN] = x.code.len[PART_MAIN];
+    params.copies = 1;
+    params.reads = TSC_READ;
+    params.n_reads = 1;
+    params.catch_faults = true;
+    size_t size = codegen_run_size(&params);
+    uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
+    REQUIRE(buf != NULL);
+    REQUIRE(codegen_emit_run(buf, size, &params, NULL) != NULL);
+    struct codegen_data *d = (struct codegen_data *)buf;
+    for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++)
+        CHECK_EQ_INT(d->idt[IDT_GATE_SIZE * v + 4], (v == 2 || v == 18) ? 0 : 1);
+    uint64_t top = (uint64_t)(uintptr_t)buf + CODEGEN_IST_STACK_TOP;
+    for (int i = 0; i < 7; i++) {
+        uint64_t ist;
+        memcpy(&ist, d->tss + 36 + 8 * i, 8);
+        CHECK_EQ_U64(ist, top);
+    }
+    uint16_t iomap, limit;
+    memcpy(&iomap, d->tss + 102, 2);
+    CHECK_EQ_INT(iomap, 104);
+    memcpy(&limit, d->gdtr, 2);
+    CHECK_EQ_INT(limit, 2048 + 16 - 1);
+    uint64_t base;
+    memcpy(&base, d->gdtr + 2, 8);
+    CHECK_EQ_U64(base, (uintptr_t)d->gdt);
+    CHECK_EQ_INT((uintptr_t)d->tss % 128, 0);
+    /* The stack page lies between the data and the save area. */
+    CHECK(sizeof(struct codegen_data) <= CODEGEN_IST_STACK_TOP - 4096);
+    x.h.p.free_mem(x.h.p.ctx, buf, size);
+    env_free(&x);
+}

@@ -214,6 +214,37 @@ NB_TEST(x86_emit_alu_shift_stack_and_rip_stores)
         CASE(s, x86_lidt_rip(&s->e, at(s, deltas[d])), "lidt [rel $$ + %ld]", deltas[d]);
     }
     CASE(s, x86_jmp_rel32(&s->e, x86_here(&s->e)), "jmp strict near $");
+    for (size_t d = 0; d < NB_ARRAY_SIZE(deltas); d++) {
+        CASE(s, x86_sgdt_rip(&s->e, at(s, deltas[d])), "sgdt [rel $$ + %ld]", deltas[d]);
+        CASE(s, x86_lgdt_rip(&s->e, at(s, deltas[d])), "lgdt [rel $$ + %ld]", deltas[d]);
+        CASE(s, x86_str_rip(&s->e, at(s, deltas[d])), "str word [rel $$ + %ld]", deltas[d]);
+    }
+    static const uint32_t imms32[] = { 0, 7, 0x800, 0xFFFFFFFFu, 0x80000000u };
+    for (int r = 0; r < 16; r++) {
+        CASE(s, x86_ltr_reg16(&s->e, (enum x86_reg)r), "ltr %s", REG16[r]);
+        CASE(s, x86_movzx_reg32_from_rip16(&s->e, (enum x86_reg)r, at(s, -0x20)),
+             "movzx %s, word [rel $$ + %d]", REG32[r], -0x20);
+        CASE(s, x86_lea_reg64_rip(&s->e, (enum x86_reg)r, at(s, 0x1000)), "lea %s, [rel $$ + %d]",
+             REG64[r], 0x1000);
+        for (size_t i = 0; i < NB_ARRAY_SIZE(imms32); i++) {
+            CASE(s, x86_add_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "add %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+            CASE(s, x86_and_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "and %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+            CASE(s, x86_cmp_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "cmp %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+        }
+        for (int q = 0; q < 16; q += 5)
+            CASE(s, x86_cmova_reg32(&s->e, (enum x86_reg)r, (enum x86_reg)q), "cmova %s, %s", REG32[r],
+                 REG32[q]);
+        if ((r & 7) != 4 && (r & 7) != 5)
+            CASE(s, x86_and_mem8_base_disp8_imm8(&s->e, (enum x86_reg)r, 5, 0xFD),
+                 "and byte [%s + 5], 0xFD", REG64[r]);
+    }
+    CASE(s, x86_jcc_rel8(&s->e, X86_CC_E, 0), "jz short $ + 2");
+    CASE(s, x86_jcc_rel8(&s->e, X86_CC_AE, 0x20), "jae short $ + 0x22");
+    CASE(s, x86_rep_movsb(&s->e), "rep movsb");
+    CASE(s, x86_cld(&s->e), "cld");
     CASE(s, x86_mov_rax_cr2(&s->e), "mov rax, cr2");
     /* nasm writes `mov rax, cs` without REX.W; the SDM's zero-extending form is REX.W + 8C /r. */
     CASE(s, x86_mov_rax_cs(&s->e), "db 0x48\nmov eax, cs");
