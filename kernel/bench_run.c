@@ -54,6 +54,8 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->no_mem = o->no_mem;
     params->mask_interrupts = c->mask_interrupts;
     params->catch_faults = c->catch_faults;
+    params->xsave_mask = c->xsave_mask;
+    params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
     params->areas.r14 = middle(c->areas[AREA_R14]);
@@ -197,6 +199,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                       (unsigned long long)main_copies);
         goto out;
     }
+    if (buf_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap,
+                    "-unroll_count %lld: the generated code would need %llu bytes, but its jumps "
+                    "and data references reach only 2 GiB (rel32); lower -unroll_count",
+                    (long long)o->unroll_count, (unsigned long long)buf_size);
+        status = NB_EINVAL;
+        goto out;
+    }
     buf = p->alloc_exec(p->ctx, buf_size);
     if (!buf) {
         status = fail(error, error_cap, NB_ENOMEM,
@@ -249,6 +259,12 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int64_t *const *values[2] = { base_values, main_values };
     for (int run = 0; run < 2; run++) {
         params.copies = copies[run];
+        /*
+         * nanoBench's basic mode: the baseline has no instructions at all
+         * between the two counter reads, so no loop either (its README,
+         * "Generated Code"); the main run keeps -loop_count.
+         */
+        params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
         generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
         if (!fn) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);

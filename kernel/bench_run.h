@@ -51,6 +51,9 @@ struct bench_context {
      */
     fake_run_fn fake_run;
     void *fake_run_arg;
+    /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
+    uint64_t xsave_mask;
+    uint32_t xsave_size;
     unsigned smi_discarded;  /* since the caller last cleared it */
     bool smi_unavoidable;    /* repeats ran out: some kept measurements saw an SMI */
 };

@@ -19,6 +19,7 @@
 #include "nb_version.h"
 #include "suite.h"
 #include "watchdog.h"
+#include "xsave_state.h"
 
 #define TSC_CALIBRATION_MS 50
 #define PATH_MAX_LEN 256
@@ -29,6 +30,7 @@ struct run_state {
     struct bench_context bench;
     struct counter_env counters;
     struct watchdog watchdog;
+    struct xsave_session xsave; /* the boot processor's CR4/XCR0 while the suite runs */
     uint64_t tsc_hz;
     enum nb_finish_action finish;
     /* Machine-reset resume (nb_resume.h). */
@@ -53,6 +55,10 @@ static void print_fingerprint(struct run_state *s)
                 m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
+    xsave_session_begin(&s->xsave, s->p);
+    char line[160];
+    xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));
+    report_line(&s->report, "%s", line);
     counters_init(&s->counters, s->p, &m, &s->report);
     s->tsc_hz = m.tsc_hz;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
@@ -135,6 +141,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     }
     static struct cpu_platform cp;
     static struct counter_env env;
+    static struct xsave_session xsave;
     cpu_platform_init(&cp, s->p, (unsigned)o->cpu);
     struct machine_info m;
     machine_identify(&cp.p, &m);
@@ -145,8 +152,20 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
                 regs[1] >> 24, n_cpus);
     bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
     struct counter_env *counters = here ? &s->counters : &env;
-    if (!here)
+    uint64_t saved_xsave_mask = s->bench.xsave_mask;
+    uint32_t saved_xsave_size = s->bench.xsave_size;
+    if (!here) {
+        /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
+        xsave_session_begin(&xsave, &cp.p);
+        if (xsave.xcr0 != s->xsave.xcr0) {
+            char line[160];
+            xsave_describe(&xsave, s->p->ring0, line, sizeof(line));
+            report_line(&s->report, "processor %lld %s", (long long)o->cpu, line);
+        }
+        s->bench.xsave_mask = xsave.xcr0;
+        s->bench.xsave_size = xsave.area_size;
         counters_init(&env, &cp.p, &m, &s->report);
+    }
     unsigned saved_cpu = s->bench.cpu;
     const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
@@ -154,8 +173,12 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     counters_measure(counters, &s->bench, o, code, &s->report);
     s->bench.cpu = saved_cpu;
     s->bench.cpu_p = saved_cpu_p;
-    if (!here)
+    if (!here) {
         counters_finish(&env);
+        xsave_session_end(&xsave, &cp.p);
+        s->bench.xsave_mask = saved_xsave_mask;
+        s->bench.xsave_size = saved_xsave_size;
+    }
 }
 
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
@@ -341,6 +364,8 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.catch_faults = p->ring0;
         s.bench.cpu_p = p;
         s.bench.tsc_hz = s.tsc_hz;
+        s.bench.xsave_mask = s.xsave.xcr0;
+        s.bench.xsave_size = s.xsave.area_size;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         run_suite(&s, text, len);
         bench_context_free(&s.bench);
@@ -348,6 +373,8 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     if (text)
         p->free_file(p->ctx, text, len);
     counters_finish(&s.counters);
+    /* Every finish action (shutdown, reboot, exit to the firmware) leaves from here. */
+    xsave_session_end(&s.xsave, p);
 
     report_line(&s.report, "nanoBench-EFI done: %u benchmark%s, %u error%s, finish: %s",
                 s.report.n_benchmarks, s.report.n_benchmarks == 1 ? "" : "s", s.report.n_errors,

@@ -256,6 +256,20 @@ test_magic_bytes_need_no_mem() {
         { echo "missing error line in: $err"; return 1; }
 }
 
+# Vector code: AVX/AVX2/FMA with exact values, YMM state from the init code,
+# the firmware's state restored for the next benchmark, and -cpu 1 (derivations
+# in vector.suite). The fingerprint names the enabled XSAVE components.
+test_vector_suite() {
+    local out rc
+    out=$($NB -suite tests/qemu/vector.suite -icount 4 -results "$TMP/vector" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" && expect_eq "results" "$(cat tests/qemu/vector.expected)" "$out" || return 1
+    # QEMU's max CPU: CPUID.(0DH,0) allows x87|SSE|AVX (and PKRU, which stays
+    # off); the standard-form area is 512 + 64 + 256 bytes.
+    expect_eq "xsave line" "xsave: XCR0 0x7 (x87 SSE AVX), 832-byte area" \
+        "$(grep '^xsave:' "$TMP/vector/run-0001.txt")"
+}
+
 # -cpu 1: the CLI boots two processors; the benchmark and its CPUID run on
 # processor 1 (APIC ID 1), and the result is still exact.
 test_cpu_option() {
@@ -364,7 +378,7 @@ test_faults() {
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
     expect_eq "results" "$(cat tests/qemu/faults.expected)" "$out" || return 1
-    grep -q '^nanoBench-EFI done: 12 benchmarks, 10 errors' "$TMP/faults/run-0001.txt" ||
+    grep -q '^nanoBench-EFI done: 16 benchmarks, 14 errors' "$TMP/faults/run-0001.txt" ||
         { echo "end banner missing or wrong"; return 1; }
 }
 
@@ -419,6 +433,7 @@ run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
+run_test vector_suite test_vector_suite
 run_test plan test_plan
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes

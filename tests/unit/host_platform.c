@@ -561,6 +561,58 @@ static void host_stall_us(void *ctx, uint32_t us)
     h->tsc += (uint64_t)us * h->tsc_per_us;
 }
 
+/* ---- control registers -------------------------------------------------- */
+
+#define HOST_CR4_OSXSAVE (1ull << 18)
+
+static uint64_t host_read_cr4(void *ctx) { return ctx_of(ctx)->cr4; }
+
+static void host_write_cr4(void *ctx, uint64_t value)
+{
+    struct host_platform *h = ctx_of(ctx);
+    h->cr4 = value;
+    h->cr4_writes++;
+}
+
+static uint64_t host_read_xcr0(void *ctx)
+{
+    struct host_platform *h = ctx_of(ctx);
+    if (!(h->cr4 & HOST_CR4_OSXSAVE))
+        h->bad_xcr_accesses++; /* XGETBV #UD */
+    return h->xcr0;
+}
+
+/* XSETBV's #UD and #GP conditions (SDM vol. 2C XSETBV, vol. 1 13.3). */
+static void host_write_xcr0(void *ctx, uint64_t v)
+{
+    struct host_platform *h = ctx_of(ctx);
+    uint32_t r[4] = { 0 };
+    void (*hook)(struct host_platform *, uint32_t, uint32_t) = h->on_cpuid;
+    h->on_cpuid = NULL; /* the processor checking XSETBV is not a CPUID the engine ran */
+    host_cpuid(ctx, 0xD, 0, r);
+    h->on_cpuid = hook;
+    uint64_t supported = (uint64_t)r[3] << 32 | r[0];
+    uint64_t avx512 = 7ull << 5, amx = 3ull << 17;
+    bool bad = !(h->cr4 & HOST_CR4_OSXSAVE) || !(v & 1) || (v & ~supported) ||
+               ((v & 4) && !(v & 2)) || ((v & avx512) && (v & avx512) != avx512) ||
+               ((v & avx512) && !(v & 4)) || ((v & amx) && (v & amx) != amx);
+    h->xcr0_writes++;
+    if (bad)
+        h->bad_xcr_accesses++;
+    else
+        h->xcr0 = v;
+}
+
+void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xcr0)
+{
+    h->cr4 = cr4;
+    h->xcr0 = xcr0;
+    h->p.read_cr4 = host_read_cr4;
+    h->p.write_cr4 = host_write_cr4;
+    h->p.read_xcr0 = host_read_xcr0;
+    h->p.write_xcr0 = host_write_xcr0;
+}
+
 static void host_finish(void *ctx, enum nb_finish_action action)
 {
     struct host_platform *h = ctx_of(ctx);

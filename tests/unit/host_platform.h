@@ -88,6 +88,15 @@ struct host_platform {
     /* Called after every successful MSR write (e.g. to model IA32_BIOS_SIGN_ID). */
     void (*on_msr_write)(struct host_platform *h, uint32_t msr, uint64_t value);
 
+    /*
+     * Control registers (host_control_regs_enable): CR4 and XCR0 as the engine
+     * left them, every write counted, and a count of writes a real processor
+     * would fault on (XSETBV without CR4.OSXSAVE, or an XCR0 that breaks
+     * SDM vol. 1 13.3 or has bits CPUID.(0DH,0) does not report).
+     */
+    uint64_t cr4, xcr0;
+    int cr4_writes, xcr0_writes, bad_xcr_accesses;
+
     /* Clock: the fake TSC advances by tsc_per_us for every microsecond stalled. */
     bool real_tsc;            /* read_tsc executes RDTSC instead */
     uint64_t tsc;
@@ -133,6 +142,9 @@ void host_cpuid_set(struct host_platform *h, uint32_t leaf, uint32_t subleaf, ui
 /* Sets leaves 0 and 80000002..4 from strings (vendor 12 chars, brand up to 48). */
 void host_cpuid_set_vendor(struct host_platform *h, const char *vendor, uint32_t max_leaf);
 void host_cpuid_set_brand(struct host_platform *h, const char *brand);
+
+/* Gives the platform CR4/XCR0 access (read_cr4..write_xcr0), starting at these values. */
+void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xcr0);
 
 void host_msr_set(struct host_platform *h, uint32_t msr, uint64_t value);
 uint64_t host_msr_get(const struct host_platform *h, uint32_t msr);

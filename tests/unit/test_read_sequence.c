@@ -141,7 +141,7 @@ static char *generate(bool no_mem)
     struct codegen_layout layout;
     char *trace = NULL;
     if (codegen_emit_run(buf, cap, &p, &layout)) {
-        char *listing = disassemble(buf, CODEGEN_CODE_OFFSET, (size_t)(layout.code_end - (uintptr_t)buf));
+        char *listing = disassemble(buf, codegen_code_offset(&p), (size_t)(layout.code_end - (uintptr_t)buf));
         if (listing)
             trace = read_trace(listing);
         free(listing);
