@@ -23,9 +23,9 @@ static bool saved_value(const struct pmu_session *s, uint32_t msr, uint64_t *val
  * PERF_CTL.En, APM vol. 2 13.2.1, the same bit 22) or, for an Intel fixed
  * counter, a non-zero ring field in IA32_FIXED_CTR_CTRL (SDM 20.2.2), and,
  * where there is a global control register, its enable bit for the counter.
- * `is_counter` says whether `msr` is a counting register at all.
+ * False for anything that is not a counting register.
  */
-static bool counting_after_restore(const struct pmu_session *s, uint32_t msr, bool *is_counter)
+static bool counting_after_restore(const struct pmu_session *s, uint32_t msr)
 {
     const struct pmu_desc *d = s->d;
     const struct pmu_ops *ops = s->ops;
@@ -33,11 +33,9 @@ static bool counting_after_restore(const struct pmu_session *s, uint32_t msr, bo
     bool has_global = ops->has_global(d);
     if (has_global && !saved_value(s, ops->global_ctrl_msr, &global))
         global = 0;
-    *is_counter = false;
     for (unsigned i = 0; i < d->n_gp; i++) {
         if (ops->ctr_msr(d, i) != msr)
             continue;
-        *is_counter = true;
         if (!saved_value(s, ops->ctl_msr(d, i), &ctl))
             return false;
         /* PERFEVTSEL_EN and AMD_PERF_CTL_EN are the same bit 22. */
@@ -45,7 +43,6 @@ static bool counting_after_restore(const struct pmu_session *s, uint32_t msr, bo
     }
     if (d->vendor == VENDOR_INTEL && msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + 3) {
         unsigned i = msr - MSR_IA32_FIXED_CTR0;
-        *is_counter = true;
         if (!saved_value(s, MSR_IA32_FIXED_CTR_CTRL, &ctl))
             return false;
         bool rings = (ctl & FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR)) != 0;
@@ -59,8 +56,7 @@ bool pmu_restore_check(const struct pmu_session *s, struct pmu_restore_result *o
     nb_memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < s->n_saved; i++) {
         uint32_t msr = s->saved[i].msr;
-        bool is_counter;
-        if (counting_after_restore(s, msr, &is_counter)) {
+        if (counting_after_restore(s, msr)) {
             out->n_running++;
             continue;
         }
