@@ -62,7 +62,7 @@ static void set_image(struct bench_options *o, int64_t n, const char *t) { (void
 static void set_results(struct bench_options *o, int64_t n, const char *t) { (void)n; o->results_dir = t; }
 static void set_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->icount = n; }
 static void set_expect(struct bench_options *o, int64_t n, const char *t) { (void)n; o->expect[o->n_expect++] = t; }
-static void set_check_restore(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->check_restore = true; }
+static void set_expect_restore(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->expect_restore = true; }
 static void set_qemu_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->qemu_icount = n; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
@@ -98,7 +98,7 @@ static const struct option_def OPTIONS[] = {
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
-    { "check_restore", VALUE_NONE, BOTH, 0, 0, set_check_restore },
+    { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
     { "qemu_icount", VALUE_INT, BOTH, 0, OPT_ICOUNT_MAX, set_qemu_icount },
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
     { "plan_cpu", VALUE_STRING, SCOPE_HOST, 0, 0, set_plan_cpu },

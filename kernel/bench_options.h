@@ -82,13 +82,13 @@ struct bench_options {
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",
-     * repeatable, accumulating over defaults and the line. -check_restore: at
+     * repeatable, accumulating over defaults and the line. -expect_restore: at
      * the end of the suite, read back every counter MSR restored. -qemu_icount:
      * written by the CLI when it boots QEMU with -icount N (conditions "icount=N").
      */
     const char *expect[OPT_EXPECT_MAX];
     unsigned n_expect;
-    bool check_restore;
+    bool expect_restore;
     int64_t qemu_icount; /* -1: not known to run under QEMU -icount */
 
     /* Suite-level: what the machine does when the suite ends. */

@@ -55,8 +55,8 @@ static void uarch_of(const char *config, char *out, size_t cap)
 void nb_selftest_check(struct nb_selftest *t, struct report *r, const char *benchmark,
                        const struct bench_options *o, const struct nb_selftest_machine *m)
 {
-    if (o->check_restore) {
-        t->check_restore = true;
+    if (o->expect_restore) {
+        t->expect_restore = true;
         t->any_check = true;
     }
     char uarch[EXPECT_NAME_LEN];
@@ -85,7 +85,7 @@ void nb_selftest_finish(struct nb_selftest *t, struct report *r, const struct pm
 {
     if (!t->any_check)
         return;
-    if (t->check_restore) {
+    if (t->expect_restore) {
         struct pmu_restore_result res;
         enum check_status st;
         if (!saved) {

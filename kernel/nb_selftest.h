@@ -1,7 +1,7 @@
 /*
  * nb_selftest.h — the image's side of the known-answer self-test: captures
  * what each benchmark prints, evaluates its -expect checks right after it
- * (one `check:` line each), runs the -check_restore read-back after the
+ * (one `check:` line each), runs the -expect_restore read-back after the
  * counters were restored, and prints the `selftest:` summary at the end of a
  * suite that had any check. The verdicts are computed on the image, so a
  * machine with no host attached reports them on serial and in the results
@@ -20,8 +20,8 @@
 struct nb_selftest {
     struct expect_values values; /* the current benchmark's printed values */
     struct selftest tally;
-    bool any_check;              /* some benchmark had -expect or -check_restore */
-    bool check_restore;
+    bool any_check;              /* some benchmark had -expect or -expect_restore */
+    bool expect_restore;
 };
 
 /* Hooks the report so that every value and error is captured. */
@@ -43,7 +43,7 @@ void nb_selftest_check(struct nb_selftest *t, struct report *r, const char *benc
                        const struct bench_options *o, const struct nb_selftest_machine *m);
 
 /*
- * At the end of the suite: the -check_restore line (`saved` is a copy of the
+ * At the end of the suite: the -expect_restore line (`saved` is a copy of the
  * session taken before counters_finish restored it, or NULL without a PMU,
  * then `why` says why) and the summary line.
  */

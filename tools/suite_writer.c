@@ -60,8 +60,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         }
         fputc('"', f);
     }
-    if (o->check_restore)
-        fprintf(f, " -check_restore");
+    if (o->expect_restore)
+        fprintf(f, " -expect_restore");
     if (o->qemu_icount >= 0)
         fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");

@@ -86,12 +86,12 @@ NB_TEST(expect_option_accumulates_and_is_validated)
     struct bench_options o;
     struct option_error err;
     bench_options_init(&o);
-    char *ok[] = { "-expect", "RDTSC=16.00 if icount=4", "-expect", "A=1", "-check_restore",
+    char *ok[] = { "-expect", "RDTSC=16.00 if icount=4", "-expect", "A=1", "-expect_restore",
                    "-qemu_icount", "4" };
     REQUIRE(bench_options_parse(&o, 7, ok, SCOPE_TARGET, &err) == NB_OK);
     CHECK_EQ_INT(o.n_expect, 2);
     CHECK_EQ_STR(o.expect[1], "A=1");
-    CHECK(o.check_restore);
+    CHECK(o.expect_restore);
     CHECK_EQ_INT(o.qemu_icount, 4);
     char *bad[] = { "-expect", "A=1.001" };
     CHECK(bench_options_parse(&o, 2, bad, SCOPE_TARGET, &err) == NB_EINVAL);

@@ -114,7 +114,7 @@ NB_TEST(selftest_lines_and_summary_as_printed)
     struct option_error err;
     bench_options_init(&o);
     char *argv[] = { "-expect", "RDTSC=32.00 if icount=4", "-expect", "Core cycles=2.00",
-                     "-check_restore", "-qemu_icount", "4" };
+                     "-expect_restore", "-qemu_icount", "4" };
     REQUIRE(bench_options_parse(&o, 7, argv, SCOPE_TARGET, &err) == NB_OK);
     struct nb_selftest_machine m = { false, "no counters here", false, 1,
                                      "" };
