@@ -5,6 +5,7 @@
  * and the exact check/summary lines nb_selftest prints.
  */
 #include "host_platform.h"
+#include "nb_main.h"
 #include "nb_report.h"
 #include "nb_selftest.h"
 #include "nb_test.h"
@@ -168,5 +169,68 @@ NB_TEST(selftest_no_checks_no_summary)
     nb_selftest_finish(&t, &r, NULL, "");
     CHECK_EQ_STR(host_text(&h), "[plain]\nRDTSC: 2.00\n");
     report_close(&r);
+    host_platform_free(&h);
+}
+
+/*
+ * nb_run_image end to end: the check lines come under their benchmark, in
+ * the results file too, and the summary before the end banner. Host RDTSC
+ * values are real, so only checks with a fixed verdict are used: RDTSC under
+ * a QEMU -icount condition (SKIPPED: not under QEMU), a counter event (no
+ * PMU), -cpu beyond the processors, and a benchmark whose code is missing
+ * (FAIL naming the error).
+ */
+NB_TEST(selftest_run_image_end_to_end)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    host_cli_trap_install();
+    host_cpuid_set_vendor(&h, "GenuineIntel", 0x15);
+    host_cpuid_set(&h, 1, 0, 0x00050654, 0, 0, 1u << 4);
+    host_cpuid_set(&h, 0x15, 0, 2, 200, 24000000, 0);
+    host_msr_fault(&h, 0x8B);
+    static const uint8_t add_code[] = { 0x48, 0x01, 0xd8 }; /* add rax, rbx */
+    host_fs_add_file(&h, "nanobench/code/add.bin", add_code, sizeof(add_code));
+    host_fs_add_text(&h, NB_SUITE_PATH,
+                     "defaults: -unroll_count 10 -n_measurements 2 -warm_up_count 0 -expect_restore\n"
+                     "add: -code code/add.bin -expect \"RDTSC=16.00 if icount=4\" -expect \"Core cycles=1\"\n"
+                     "far: -code code/add.bin -cpu 7 -expect RDTSC=16\n"
+                     "gone: -code code/nope.bin -expect RDTSC=16\n");
+    nb_run_image(&h.p);
+    const char *text = host_text(&h);
+    const char *from = strstr(text, "[add]\n");
+    REQUIRE(from);
+    /* Drop the RDTSC value lines (real host timings). */
+    char kept[4096] = "";
+    for (const char *line = from; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+        if (strncmp(line, "RDTSC: ", 7) != 0 && strlen(kept) + n < sizeof(kept))
+            strncat(kept, line, n);
+        line += n;
+    }
+    CHECK_EQ_STR(kept,
+                 "[add]\n"
+                 "check: SKIPPED add: RDTSC: not under QEMU -icount 4 (real hardware)\n"
+                 "check: SKIPPED add: Core cycles: no PMU (CPUID.0AH reports architectural perfmon "
+                 "version 0 with 0 counters (version 2 or later needed))\n"
+                 "[far]\n"
+                 "error: suite line 3: option -cpu: processor 7 does not exist (this machine has 1 "
+                 "enabled processor, 0..0)\n"
+                 "check: SKIPPED far: RDTSC: one processor only (-cpu 7 needs 8 processors)\n"
+                 "[gone]\n"
+                 "error: suite line 4: option -code: cannot read nanobench/code/nope.bin (no such "
+                 "file on the image)\n"
+                 "check: FAIL gone: RDTSC: the benchmark reported an error: suite line 4: option "
+                 "-code: cannot read nanobench/code/nope.bin (no such file on the image)\n"
+                 "check: SKIPPED counter restore: no PMU (CPUID.0AH reports architectural perfmon "
+                 "version 0 with 0 counters (version 2 or later needed))\n"
+                 "selftest: PASS 0/5, 1 failed (gone: RDTSC), 4 skipped\n"
+                 "nanoBench-EFI done: 3 benchmarks, 2 errors, finish: shutdown\n");
+    /* The results file has the same lines. */
+    const char *txt = host_fs_text(&h, "nanobench/results/run-0001.txt");
+    REQUIRE(txt);
+    CHECK(strstr(txt, "check: FAIL gone: RDTSC: the benchmark reported an error"));
+    CHECK(strstr(txt, "selftest: PASS 0/5, 1 failed (gone: RDTSC), 4 skipped\n"));
     host_platform_free(&h);
 }
