@@ -285,6 +285,8 @@ test_selftest() {
     grep -qF -- '-expect "RDTSC=16.00 if icount=4"' <<<"$suite" || { echo "no -expect in: $suite"; return 1; }
     ! grep -qF -- '-qemu_icount' <<<"$suite" || { echo "-qemu_icount in a stick image: $suite"; return 1; }
     expect_cli_error qemu_icount "option -qemu_icount is set by the CLI from -icount" -asm nop -qemu_icount 4 &&
+    expect_cli_error selftest_suite "nanobench: -selftest runs configs/selftest.suite; it cannot be combined with -suite" \
+        -selftest -suite tests/qemu/engine.suite &&
     expect_cli_error bad_expect \
         "nanobench: option -expect: bad value '1.001' (a number with at most 2 decimals, or event names)" \
         -asm nop -expect "RDTSC=1.001"
