@@ -15,6 +15,7 @@
 #include "nb_arena.h"
 #include "nb_report.h"
 #include "nb_resume.h"
+#include "nb_selftest.h"
 #include "nb_text.h"
 #include "nb_version.h"
 #include "suite.h"
@@ -38,6 +39,12 @@ struct run_state {
     bool resumable;      /* the state file can be written */
     bool resumed;        /* this boot continues an interrupted run */
     size_t resume_from;  /* suite entry that was running at the reset */
+    /* Known-answer checks (nb_selftest.h) and the facts they need. */
+    struct nb_selftest selftest;
+    bool tsc_invariant;
+    bool bench_pmu_usable;   /* the PMU of the processor the benchmark ran on */
+    char bench_pmu_why[200];
+    char bench_pmu_config[96];
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -61,6 +68,7 @@ static void print_fingerprint(struct run_state *s)
     report_line(&s->report, "%s", line);
     counters_init(&s->counters, s->p, &m, &s->report);
     s->tsc_hz = m.tsc_hz;
+    s->tsc_invariant = m.tsc_invariant;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
     if (s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p))
         report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128); a benchmark is "
@@ -171,6 +179,9 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu = (unsigned)o->cpu;
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     counters_measure(counters, &s->bench, o, code, &s->report);
+    s->bench_pmu_usable = counters->usable;
+    nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
+    nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
     s->bench.cpu = saved_cpu;
     s->bench.cpu_p = saved_cpu_p;
     if (!here) {
@@ -183,11 +194,17 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
 
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
 {
+    nb_selftest_begin(&s->selftest);
     report_begin(&s->report, e->name);
     struct bench_options o;
     if (e->error) {
         report_error(&s->report, "suite line %u: %s", e->line, e->error);
     } else if (parse_entry_options(s, e, &o)) {
+        /* The boot processor's PMU, unless -cpu ran the benchmark elsewhere. */
+        s->bench_pmu_usable = s->counters.usable;
+        nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", s->counters.why);
+        nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s",
+                    s->counters.default_config);
         if (o.finish_set)
             s->finish = o.finish;
         struct bench_code code;
@@ -199,6 +216,9 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             free_code(s, &code, sizes);
         }
+        struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,
+                                         nb_cpu_count(s->p), s->bench_pmu_config };
+        nb_selftest_check(&s->selftest, &s->report, e->name, &o, &m);
     }
     report_end(&s->report);
 }
@@ -338,6 +358,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     s.p = p;
     s.finish = NB_FINISH_SHUTDOWN;
     report_init(&s.report, p);
+    nb_selftest_init(&s.selftest, &s.report);
 
     void *text = NULL;
     size_t len = 0;
@@ -372,7 +393,13 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     }
     if (text)
         p->free_file(p->ctx, text, len);
+    /* counters_finish restores the saved MSRs and forgets the list: keep a copy to read back. */
+    static struct pmu_session saved;
+    bool pmu = s.counters.usable;
+    if (pmu)
+        saved = s.counters.session;
     counters_finish(&s.counters);
+    nb_selftest_finish(&s.selftest, &s.report, pmu ? &saved : NULL, s.counters.why);
     /* Every finish action (shutdown, reboot, exit to the firmware) leaves from here. */
     xsave_session_end(&s.xsave, p);
 

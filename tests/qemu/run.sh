@@ -279,6 +279,32 @@ test_cpu_option() {
     expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
 }
 
+# tools/nanobench -selftest: configs/selftest.suite under QEMU -icount 4. The
+# image decides every check itself: RDTSC is exactly 16.00 per instruction
+# (one instruction per copy, 2^4 ticks each), the counter checks are SKIPPED
+# with the fingerprint's no-PMU reason, the -cpu 1 benchmark runs on the second
+# processor the CLI boots, and avx_chain's VADDPS runs because the image
+# enables XSAVE/AVX state (it was #UD before). Nothing FAILs: exit status 0.
+test_selftest() {
+    local out rc suite
+    out=$($NB -selftest -results "$TMP/selftest" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || return 1
+    expect_eq "checks" "$(cat tests/qemu/selftest.expected)" "$out" || return 1
+    expect_eq "results file" "$out" "$(grep -E '^(check|selftest): ' "$TMP/selftest/run-0001.txt")" || return 1
+    # A stick image: no -qemu_icount, so on hardware the RDTSC checks are SKIPPED.
+    $NB -selftest -image "$TMP/selftest.img" 2>/dev/null || return 1
+    suite=$(MTOOLS_SKIP_CHECK=1 mtype -i "$TMP/selftest.img@@1M" ::/nanobench/suite.nb) || return 1
+    grep -qF -- '-expect "RDTSC=16.00 if icount=4"' <<<"$suite" || { echo "no -expect in: $suite"; return 1; }
+    ! grep -qF -- '-qemu_icount' <<<"$suite" || { echo "-qemu_icount in a stick image: $suite"; return 1; }
+    expect_cli_error qemu_icount "option -qemu_icount is set by the CLI from -icount" -asm nop -qemu_icount 4 &&
+    expect_cli_error selftest_suite "nanobench: -selftest runs configs/selftest.suite; it cannot be combined with -suite" \
+        -selftest -suite tests/qemu/engine.suite &&
+    expect_cli_error bad_expect \
+        "nanobench: option -expect: bad value '1.001' (a number with at most 2 decimals, or event names)" \
+        -asm nop -expect "RDTSC=1.001"
+}
+
 # -plan: groups and MSR writes for a described CPU, without booting. Values
 # follow the SDM (IA32_PERFEVTSELx: event | umask<<8 | USR | OS | EN | INV<<23 |
 # CMASK<<24) and the APM (PERF_CTL: event[11:8] at bits 35:32).
@@ -420,6 +446,7 @@ test_hangs() {
     expect_cli_error timeout_zero "nanobench: option -timeout: 0 is out of range (1..86400)" -asm nop -timeout 0
 }
 
+run_test selftest test_selftest
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
