@@ -12,6 +12,8 @@
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
+    /* Every switch starts off (no interrupt masking, no IDT, no XSAVE...): callers set what they use. */
+    nb_memset(c, 0, sizeof(*c));
     c->p = p; /* first: bench_context_free needs it when an allocation fails */
     c->cpu = nb_current_cpu(p);
     for (int a = 0; a < AREA_COUNT; a++)
