@@ -389,6 +389,25 @@ SH
         { echo "no fallback message:"; cat "$TMP/nokvm.err"; return 1; }
 }
 
+# Every way a run can end leaves nothing in TMPDIR: success, bad input, an
+# image written, a plan, and Ctrl-C while QEMU boots (the whole process
+# group gets SIGINT, as from a terminal).
+test_no_temporary_files_left() {
+    local tmpdir=$TMP/tmpdir left
+    mkdir -p "$tmpdir"
+    TMPDIR=$tmpdir $NB -asm "NOP" -icount 4 -results "$TMP/tmp-ok" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOPX" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOP" -image "$TMP/tmp.img" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOP" -plan -plan_cpu intel:6:0x55:4 >/dev/null 2>&1
+    TMPDIR=$tmpdir setsid $NB -asm "NOP" -icount 4 -results "$TMP/tmp-int" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 2
+    kill -INT -- "-$pid" 2>/dev/null
+    wait "$pid"
+    left=$(ls -A "$tmpdir")
+    expect_eq "files left in TMPDIR" "" "$left"
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -407,6 +426,7 @@ run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
+run_test no_temporary_files_left test_no_temporary_files_left
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
