@@ -36,7 +36,11 @@ include tests/unit/unit.mk
 include tools/gen_configs.mk
 include tests/fuzz/fuzz.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt
+
+$(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_gpt.c
 
 $(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c \
                          kernel/serial_frame.h

@@ -68,8 +68,9 @@ cp "$vars" "$tmp/vars.fd"
 kvm_usable() {
     # [ -c ] first: opening a missing device with <> would create a file.
     [ -c "$kvm_dev" ] && (exec 3<>"$kvm_dev") 2>/dev/null || return 1
-    echo quit | timeout 10 "$qemu" -accel kvm -cpu host -machine q35 -m 64 -nodefaults \
-        -no-user-config -display none -S -monitor stdio >/dev/null 2>&1
+    # In a subshell whose stderr is discarded: the shell's own "Aborted" too.
+    (echo quit | timeout 10 "$qemu" -accel kvm -cpu host -machine q35 -m 64 -nodefaults \
+        -no-user-config -display none -S -monitor stdio) >/dev/null 2>&1
 }
 
 kvm_dev=${KVM_DEVICE:-/dev/kvm}

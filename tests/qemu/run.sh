@@ -196,6 +196,10 @@ test_image_layout() {
     local table
     table=$(sgdisk -p "$TMP/usb.img" 2>/dev/null) || { echo "no GPT"; return 1; }
     grep -Eq '^ +1 +2048 .* EF00 ' <<<"$table" || { echo "partition 1 is not an ESP at 1 MiB:"; echo "$table"; return 1; }
+    # tools/nb_gpt writes the table: both headers and entry arrays must check out.
+    grep -q '^No problems found' <<<"$(sgdisk -v "$TMP/usb.img" 2>&1)" ||
+        { echo "sgdisk -v finds problems:"; sgdisk -v "$TMP/usb.img"; return 1; }
+    grep -q 'NANOBENCH' <<<"$table" || { echo "partition name missing: $table"; return 1; }
     local listing
     listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/usb.img@@1M" ::) || return 1
     for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/add_pair-main.bin; do
