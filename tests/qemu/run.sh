@@ -58,12 +58,12 @@ test_engine_suite() {
 test_csv_matches_serial() {
     [[ -f $TMP/engine/run-0001.csv ]] || { echo "no CSV (engine suite did not run?)"; return 1; }
     expect_eq "csv vs serial" "$(cat "$TMP/engine/run-0001.csv")" \
-        "$(build/host/nb_serial "$TMP/engine/serial.log")" || return 1
+        "$(build/host/nb_serial "$TMP/engine/serial-0001.log")" || return 1
     # The .txt file is the serial text from the banner on.
-    expect_eq "txt vs serial" "$(clean_serial "$TMP/engine/serial.log" | sed -n '/^nanoBench-EFI /,$p')" \
+    expect_eq "txt vs serial" "$(clean_serial "$TMP/engine/serial-0001.log" | sed -n '/^nanoBench-EFI [0-9]/,/^nanoBench-EFI done:/p')" \
         "$(cat "$TMP/engine/run-0001.txt")" || return 1
     # A flipped bit and a lost line on the cable are both reported.
-    sed -e '0,/RDTSC: 32.00/s//RDTSC: 36.00/' -e '/^\[loop\]/d' "$TMP/engine/serial.log" > "$TMP/noisy.log"
+    sed -e '0,/RDTSC: 32.00/s//RDTSC: 36.00/' -e '/^\[loop\]/d' "$TMP/engine/serial-0001.log" > "$TMP/noisy.log"
     local err rc
     err=$(build/host/nb_serial "$TMP/noisy.log" 2>&1 >/dev/null)
     rc=$?
@@ -412,6 +412,63 @@ test_no_temporary_files_left() {
     expect_eq "files left in TMPDIR" "" "$left"
 }
 
+# -results DIR never loses a run: the second one gets the next number.
+test_results_folder_collects_runs() {
+    local dir=$TMP/collect err
+    $NB -asm "NOP" -icount 4 -results "$dir" >/dev/null 2>&1 || return 1
+    err=$($NB -asm "NOP; NOP" -icount 4 -results "$dir" 2>&1 >/dev/null) || return 1
+    expect_eq "files" "run-0001.csv
+run-0001.txt
+run-0002.csv
+run-0002.txt
+serial-0001.log
+serial-0002.log" "$(ls "$dir")" || return 1
+    expect_eq "first run kept" "RDTSC: 16.00" "$(grep '^RDTSC' "$dir/run-0001.txt")" || return 1
+    expect_eq "second run" "RDTSC: 32.00" "$(grep '^RDTSC' "$dir/run-0002.txt")" || return 1
+    grep -qxF "nanobench: results in $dir (run 0002)" <<<"$err" || { echo "no results line: $err"; return 1; }
+    echo x >"$TMP/afile"
+    err=$($NB -asm "NOP" -results "$TMP/afile" 2>&1)
+    expect_eq "exit status for a file" 2 "$?" || return 1
+    expect_eq "message" "nanobench: -results $TMP/afile: not a folder" "$err"
+}
+
+# -finish exit returns to the firmware, which would sit at its boot menu until
+# QEMU's timeout: the CLI ends QEMU once the image says its files are closed.
+test_finish_exit_ends_qemu() {
+    local out rc start=$SECONDS
+    out=$(QEMU_TIMEOUT=60 $NB -asm "NOP" -icount 4 -finish exit -results "$TMP/exit" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || return 1
+    expect_eq "output" "RDTSC: 16.00" "$out" || return 1
+    ((SECONDS - start < 50)) || { echo "waited for the QEMU timeout"; return 1; }
+    grep -q 'finish: exit$' "$TMP/exit/run-0001.txt" || { echo "results file incomplete"; return 1; }
+}
+
+# STREAM=1 shows the image's lines as they arrive, without firmware noise,
+# escapes, carriage returns or frames; a terminal gets a progress line for a
+# suite ([n/total] name) on stderr, and results on stdout as each finishes.
+test_stream_and_progress_are_clean() {
+    local out
+    out=$(STREAM=1 $NB -asm "NOP" -icount 4 -results "$TMP/stream" 2>/dev/null) || return 1
+    if grep -q $'[\r\x1b\t]\|BdsDxe\||[0-9]\{4\} [0-9a-f]\{4\}$' <<<"$out"; then
+        echo "unclean stream:"; cat -A <<<"$out" | head; return 1
+    fi
+    grep -q '^cpu: ' <<<"$out" && grep -qx 'RDTSC: 16.00' <<<"$out" &&
+        grep -q '^nanoBench-EFI done: 1 benchmark, 0 errors' <<<"$out" || { echo "stream: $out"; return 1; }
+    [[ -s $TMP/stream/serial-0001.log ]] && grep -q $'\t|0001 ' "$TMP/stream/serial-0001.log" ||
+        { echo "raw serial log not kept"; return 1; }
+    printf 'a: -asm "NOP"\nb: -asm "NOP; NOP"\nc: -asm "NOP; NOP; NOP"\n' >"$TMP/three.suite"
+    local tty
+    tty=$(script -qec "$NB -suite $TMP/three.suite -icount 4 -results $TMP/progress" /dev/null) || return 1
+    grep -q '\[2/3\] b, [0-9]* s, about [0-9]* s left' <<<"$tty" || { echo "no progress line:"; cat -A <<<"$tty"; return 1; }
+    expect_eq "results" "[a]
+RDTSC: 16.00
+[b]
+RDTSC: 32.00
+[c]
+RDTSC: 48.00" "$(tr '\r' '\n' <<<"$tty" | sed 's/\x1b\[K//g' | grep -v '^\[[0-9]/3\]\|^nanobench: \|^qemu-run: \|^$')"
+}
+
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -431,6 +488,9 @@ run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
 run_test no_temporary_files_left test_no_temporary_files_left
+run_test results_folder_collects_runs test_results_folder_collects_runs
+run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
+run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
