@@ -69,7 +69,37 @@ test_csv_matches_serial() {
     rc=$?
     expect_eq "noisy exit status" 1 "$rc" || return 1
     grep -q "damaged line (serial #[0-9]*): RDTSC: 36.00" <<<"$err" || { echo "damage not reported: $err"; return 1; }
-    grep -q "serial lines #[0-9]* to #[0-9]* are missing" <<<"$err" || { echo "loss not reported: $err"; return 1; }
+    grep -q "serial line #[0-9]* is missing" <<<"$err" || { echo "loss not reported: $err"; return 1; }
+    # No value lands under the wrong benchmark: the damaged line took add_pair's
+    # value, and loop's [loop] line was lost, so loop's rows are dropped rather
+    # than filed under add_pair.
+    expect_eq "noisy csv" "$(grep -v '^add_pair,\|^loop,' "$TMP/engine/run-0001.csv")" \
+        "$(build/host/nb_serial "$TMP/noisy.log" 2>/dev/null)" || return 1
+    grep -q "1 row after the damaged or lost line was dropped" <<<"$err" || { echo "drop not reported: $err"; return 1; }
+    # A capture that starts in the middle of a boot says which lines it lacks.
+    sed '1,/^\[add_pair\]/d' "$TMP/engine/serial-0001.log" > "$TMP/late.log"
+    err=$(build/host/nb_serial "$TMP/late.log" 2>&1 >/dev/null)
+    grep -q "serial lines #0000 to #[0-9]* are missing (the capture starts in the middle of a boot)" <<<"$err" ||
+        { echo "late start not reported: $err"; return 1; }
+}
+
+# One capture of several runs (a stick booted twice) gives one CSV per run;
+# a boot that resumes a run after a reset continues that run's CSV.
+test_serial_log_of_several_runs() {
+    [[ -f $TMP/boot1.log && -f $TMP/reset/serial-0001.log ]] ||
+        { echo "needs the logs of target_errors_and_run_numbers and machine_reset_resumes"; return 1; }
+    cat "$TMP/boot1.log" "$TMP/boot2.log" > "$TMP/two.log"
+    local err rc
+    err=$(build/host/nb_serial "$TMP/two.log" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "without -o" 2 "$rc" || return 1
+    grep -q "holds 2 runs: give -o OUT.csv" <<<"$err" || { echo "message: $err"; return 1; }
+    build/host/nb_serial "$TMP/two.log" -o "$TMP/two.csv" 2>/dev/null || return 1
+    expect_eq "run 1" "$(cat "$TMP/target/run-0001.csv")" "$(cat "$TMP/two-run-0001.csv")" || return 1
+    expect_eq "run 2" "$(cat "$TMP/target/run-0002.csv")" "$(cat "$TMP/two-run-0002.csv")" || return 1
+    # The reset test's capture: two boots, one run.
+    expect_eq "resumed run" "$(cat "$TMP/reset/run-0001.csv")" \
+        "$(build/host/nb_serial "$TMP/reset/serial-0001.log" 2>/dev/null)"
 }
 
 test_single_benchmark() {
@@ -491,6 +521,7 @@ run_test no_temporary_files_left test_no_temporary_files_left
 run_test results_folder_collects_runs test_results_folder_collects_runs
 run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
 run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
+run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
