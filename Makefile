@@ -14,11 +14,11 @@ CC ?= gcc
 HOST_BUILD := build/host
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ilib -Ikernel -Ipmu -Itools
 # Target sources the host tools share (same parsers as the image).
-SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/suite.c \
+SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/bench_expect.c kernel/suite.c \
                kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_schedule.c pmu/pmu_session.c \
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
-               pmu/config_lines.c
+               pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_translate.c tools/nasm_batch.c \
                  tools/host_file.c tools/suite_writer.c tools/nb_plan.c $(SHARED_SRCS)
 
@@ -34,7 +34,7 @@ deps:
 
 include boot/boot.mk
 include tests/unit/unit.mk
-include tools/gen_configs.mk
+include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
 
@@ -65,6 +65,8 @@ qemu-test: deps all
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
+	tests/check_nanobench_names.sh
+	tests/configgen/perfmon_table_test.sh
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test

@@ -133,3 +133,27 @@ uint64_t efi_read_tsc(void *ctx)
     (void)ctx;
     return x86_rdtsc();
 }
+
+uint64_t efi_read_cr4(void *ctx)
+{
+    (void)ctx;
+    return x86_read_cr4();
+}
+
+void efi_write_cr4(void *ctx, uint64_t value)
+{
+    (void)ctx;
+    x86_write_cr4(value);
+}
+
+uint64_t efi_read_xcr0(void *ctx)
+{
+    (void)ctx;
+    return x86_xgetbv0();
+}
+
+void efi_write_xcr0(void *ctx, uint64_t value)
+{
+    (void)ctx;
+    x86_xsetbv0(value);
+}

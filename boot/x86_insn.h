@@ -70,6 +70,33 @@ static inline uint16_t x86_read_cs(void)
     return cs;
 }
 
+static inline uint64_t x86_read_cr4(void)
+{
+    uint64_t v;
+
+    __asm__ volatile("mov %%cr4, %0" : "=r"(v));
+    return v;
+}
+
+static inline void x86_write_cr4(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+/* XGETBV/XSETBV with ECX = 0 (XCR0); both #UD unless CR4.OSXSAVE is set (SDM vol. 2C). */
+static inline uint64_t x86_xgetbv0(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void x86_xsetbv0(uint64_t v)
+{
+    __asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
 /* Masks maskable interrupts and returns the previous RFLAGS. */
 static inline uint64_t x86_irq_save(void)
 {

@@ -2,6 +2,7 @@
  * bench_batch.c — the measurement loop (see bench_batch.h).
  */
 #include "bench_batch.h"
+#include "bench_stats.h"
 
 bool run_batch_faulted(const struct codegen_data *data)
 {
@@ -13,7 +14,10 @@ void run_batch_execute(void *arg)
     struct run_batch *b = arg;
     int64_t retries = b->n;
     for (int64_t i = -b->warm_up; i < b->n;) {
-        b->fn();
+        if (b->fake_run)
+            b->fake_run(b->fake_arg, b->data, b->reads, b->first + b->n_reads, b->copies);
+        else
+            b->fn();
         if (run_batch_faulted(b->data))
             return;
         /* Slot 0 brackets everything else: an SMI stole time from this measurement. */
@@ -24,8 +28,11 @@ void run_batch_execute(void *arg)
             b->smi_unavoidable = true;
         }
         if (i >= 0 && b->values) {
-            for (size_t k = 0; k < b->n_reads; k++)
-                b->values[k][i] = (int64_t)(b->data->m2[b->first + k] - b->data->m1[b->first + k]);
+            for (size_t k = 0; k < b->n_reads; k++) {
+                size_t s = b->first + k;
+                unsigned width = b->reads ? b->reads[s].width : 0;
+                b->values[k][i] = stats_counter_delta(b->data->m1[s], b->data->m2[s], width);
+            }
         }
         i++;
     }

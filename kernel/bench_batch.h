@@ -12,8 +12,17 @@
 #include <stdint.h>
 
 #include "bench_codegen.h"
+#include "counter_read.h"
 
 typedef void (*generated_fn)(void);
+
+/*
+ * Host tests only: called instead of the generated function, it writes into
+ * data->m1/m2 what the n_reads reads would return for a run of `copies`
+ * copies of the main code.
+ */
+typedef void (*fake_run_fn)(void *arg, struct codegen_data *data, const struct counter_read *reads,
+                            size_t n_reads, int64_t copies);
 
 struct run_batch {
     generated_fn fn;
@@ -25,6 +34,11 @@ struct run_batch {
     bool smi_check;         /* slot 0 is MSR_SMI_COUNT: repeat measurements that saw an SMI */
     unsigned smi_discarded; /* out */
     bool smi_unavoidable;   /* out: repeats ran out (at most n per batch) */
+    /* Every read of a measurement (first + n_reads): their widths mask the deltas. */
+    const struct counter_read *reads;
+    int64_t copies;         /* copies of the main code per run (for fake_run) */
+    fake_run_fn fake_run;   /* NULL: run fn */
+    void *fake_arg;
 };
 
 /* True when the last run ended in an exception (the stubs restored the state). */

@@ -21,6 +21,8 @@ static uintptr_t data_field(uint8_t *buf, size_t offset)
     return (uintptr_t)buf + offset;
 }
 
+_Static_assert(sizeof(struct codegen_data) <= CODEGEN_IST_STACK_TOP - 4096, "data pages overflow");
+
 #define DATA(buf, field) data_field((buf), offsetof(struct codegen_data, field))
 #define DATA_GPR(buf, reg) (DATA(buf, saved_gpr) + 8u * (unsigned)(reg))
 
@@ -89,6 +91,74 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct c
     x86_mov_rip_simm32(e, DATA(buf, fault_happened), 0);
 }
 
+/*
+ * Our GDT and TSS, loaded before our IDT (whose gates use IST1): SGDT/STR
+ * keep the firmware's, its descriptors are copied (at most
+ * CODEGEN_GDT_COPY_BYTES, so CS, SS and the firmware's TSS keep their
+ * selectors), and a TSS descriptor marked available is written again for
+ * every run, because LTR marks it busy (SDM vol. 3A 8.2.2, 8.2.4).
+ */
+static void emit_install_gdt_tss(struct x86_emitter *e, uint8_t *buf)
+{
+    uintptr_t gdt = DATA(buf, gdt);
+    x86_sgdt_rip(e, DATA(buf, firmware_gdtr));
+    x86_str_rip(e, DATA(buf, firmware_tr));
+    x86_movzx_reg32_from_rip16(e, RCX, DATA(buf, firmware_gdtr));
+    x86_add_reg32_imm32(e, RCX, 1); /* limit + 1 = bytes */
+    x86_mov_reg32_imm32(e, RDX, CODEGEN_GDT_COPY_BYTES);
+    x86_cmp_reg32_imm32(e, RCX, CODEGEN_GDT_COPY_BYTES);
+    x86_cmova_reg32(e, RCX, RDX);
+    x86_mov_reg64_from_rip(e, RSI, DATA(buf, firmware_gdtr) + 2);
+    x86_lea_reg64_rip(e, RDI, gdt);
+    x86_cld(e);
+    x86_rep_movsb(e);
+    /* 64-bit TSS descriptor (SDM vol. 3A figure 8-4): present, DPL 0, type 9 (available). */
+    uint64_t base = (uint64_t)DATA(buf, tss), limit = CODEGEN_TSS_SIZE - 1;
+    uint64_t low = (limit & 0xFFFF) | (base & 0xFFFFFF) << 16 | 0x89ull << 40 |
+                   ((limit >> 16) & 0xF) << 48 | ((base >> 24) & 0xFF) << 56;
+    x86_mov_reg64_imm64(e, RAX, low);
+    x86_mov_rip_from_reg64(e, gdt + CODEGEN_GDT_COPY_BYTES, RAX);
+    x86_mov_reg64_imm64(e, RAX, base >> 32);
+    x86_mov_rip_from_reg64(e, gdt + CODEGEN_GDT_COPY_BYTES + 8, RAX);
+    x86_lgdt_rip(e, DATA(buf, gdtr));
+    x86_mov_reg32_imm32(e, RAX, CODEGEN_TSS_SELECTOR);
+    x86_ltr_reg16(e, RAX);
+}
+
+/* TSS descriptor type bit 1: busy (SDM vol. 3A 8.2.2, type 1011b vs 1001b). */
+#define TSS_TYPE_BUSY 0x02u
+
+/* Clears the busy bit of the firmware's TSS descriptor in our copy (RAX = its offset) and reloads TR. */
+static void emit_reload_firmware_tr(struct x86_emitter *e, uint8_t *buf)
+{
+    x86_lea_reg64_rip(e, RCX, DATA(buf, gdt));
+    x86_add_reg64(e, RCX, RAX);
+    x86_and_mem8_base_disp8_imm8(e, RCX, 5, (uint8_t)~TSS_TYPE_BUSY);
+    x86_mov_reg32_from_rip(e, RAX, DATA(buf, firmware_tr));
+    x86_ltr_reg16(e, RAX);
+}
+
+/*
+ * Puts the firmware's TR back when it had one (loaded from our copy of its
+ * descriptor, so the firmware's GDT is not written), then its GDT. With no
+ * firmware TSS (TR = 0, which LTR cannot load) TR keeps our TSS: ring 0 code
+ * with IST-less gates never reads it.
+ */
+static void emit_restore_gdt_tss(struct x86_emitter *e, uint8_t *buf)
+{
+    struct x86_emitter dry;
+    x86_emitter_init(&dry, e->start, 0);
+    emit_reload_firmware_tr(&dry, buf);
+    size_t reload = dry.length;
+    x86_mov_reg32_from_rip(e, RAX, DATA(buf, firmware_tr));
+    x86_and_reg32_imm32(e, RAX, 0xFFF8); /* selector -> descriptor offset */
+    x86_jcc_rel8(e, X86_CC_E, (int8_t)(5 + 2 + reload));
+    x86_cmp_reg32_imm32(e, RAX, CODEGEN_GDT_COPY_BYTES - 15); /* all 16 bytes in our copy */
+    x86_jcc_rel8(e, X86_CC_AE, (int8_t)reload);
+    emit_reload_firmware_tr(e, buf);
+    x86_lgdt_rip(e, DATA(buf, firmware_gdtr));
+}
+
 /* xAPIC timer initial-count register, and its x2APIC MSR (SDM vol. 3A tables 11-1, 11-6). */
 #define LAPIC_TIMER_INITIAL 0x380u
 #define MSR_X2APIC_TIMER_INITIAL 0x838u
@@ -112,6 +182,63 @@ static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct c
     }
 }
 
+/* The save area is page-aligned, which XSAVE (64 bytes) and FXSAVE (16) need. */
+#define PAGE_SIZE 4096u
+
+size_t codegen_code_offset(const struct codegen_params *p)
+{
+    size_t save = p->xsave_mask ? p->xsave_size : 512;
+    return CODEGEN_SAVE_OFFSET + (save + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+}
+
+/* EDX:EAX = the requested-feature bitmap of XSAVE/XRSTOR (SDM vol. 1 13.6). */
+static void emit_xsave_mask(struct x86_emitter *e, const struct codegen_params *p)
+{
+    x86_mov_reg32_imm32(e, RAX, (uint32_t)p->xsave_mask);
+    x86_mov_reg32_imm32(e, RDX, (uint32_t)(p->xsave_mask >> 32));
+}
+
+/* Saves the firmware's x87/SSE/AVX/... state (after the GPRs: it clobbers RAX and RDX). */
+static void emit_save_state(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    if (p->xsave_mask) {
+        emit_xsave_mask(e, p);
+        x86_xsave64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    } else {
+        x86_fxsave64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    }
+}
+
+static void emit_restore_state(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
+{
+    if (p->xsave_mask) {
+        emit_xsave_mask(e, p);
+        x86_xrstor64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    } else {
+        x86_fxrstor64_rip(e, (uintptr_t)buf + CODEGEN_SAVE_OFFSET);
+    }
+}
+
+/*
+ * XRSTOR of a standard-form area faults (#GP) unless bytes 8..63 of its
+ * header are zero (SDM vol. 1 13.8.1); XSAVE writes only XSTATE_BV, so clear
+ * the header once when the function is written.
+ */
+#define XSAVE_HEADER_OFFSET 512u
+#define XSAVE_HEADER_SIZE 64u
+
+static bool prepare_save_area(uint8_t *buf, size_t cap, const struct codegen_params *p)
+{
+    if (p->xsave_mask && (p->xsave_size < XSAVE_HEADER_OFFSET + XSAVE_HEADER_SIZE ||
+                          p->xsave_size > CODEGEN_SAVE_MAX))
+        return false;
+    if (cap < codegen_code_offset(p))
+        return false;
+    if (p->xsave_mask)
+        nb_memset(buf + CODEGEN_SAVE_OFFSET + XSAVE_HEADER_OFFSET, 0, XSAVE_HEADER_SIZE);
+    return true;
+}
+
 static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_pushfq(e);
@@ -119,9 +246,11 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
         x86_cli(e);
     for (int r = RAX; r <= R15; r++)
         x86_mov_rip_from_reg64(e, DATA_GPR(buf, r), (enum x86_reg)r);
-    x86_fxsave64_rip(e, DATA(buf, fxsave));
-    if (p->catch_faults)
+    emit_save_state(e, buf, p);
+    if (p->catch_faults) {
+        emit_install_gdt_tss(e, buf);
         emit_install_idt(e, buf, p);
+    }
     if (p->catch_faults && p->watchdog) {
         /* Only the watchdog's vector can arrive now (watchdog_arm), and only into our IDT. */
         emit_timer_count(e, buf, p, false);
@@ -146,9 +275,11 @@ static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct
         x86_cli(e);
         emit_timer_count(e, buf, p, true);
     }
-    if (p->catch_faults)
+    if (p->catch_faults) {
         x86_lidt_rip(e, DATA(buf, firmware_idtr));
-    x86_fxrstor64_rip(e, DATA(buf, fxsave));
+        emit_restore_gdt_tss(e, buf);
+    }
+    emit_restore_state(e, buf, p);
     for (int r = RAX; r <= R15; r++) {
         if (r != RSP)
             x86_mov_reg64_from_rip(e, (enum x86_reg)r, DATA_GPR(buf, r));
@@ -163,15 +294,43 @@ static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct
 /* 64-bit interrupt gate: present, DPL 0, type 0xE (SDM vol. 3A figure 6-8). */
 #define IDT_GATE_INTERRUPT 0x8E
 
-static void write_gate(uint8_t *gate, uintptr_t handler)
+static void write_gate(uint8_t *gate, uintptr_t handler, unsigned ist)
 {
     nb_memset(gate, 0, IDT_GATE_SIZE);
     gate[0] = (uint8_t)handler;
     gate[1] = (uint8_t)(handler >> 8);
     /* bytes 2-3: code selector, stored by the prologue from CS */
+    gate[4] = (uint8_t)ist; /* bits 2:0: the TSS's IST entry to switch to, 0 for none */
     gate[5] = IDT_GATE_INTERRUPT;
     for (int b = 2; b < 8; b++)
         gate[4 + b] = (uint8_t)(handler >> (8 * b));
+}
+
+/* TSS fields (SDM vol. 3A figure 8-11). */
+#define TSS_IST1 36
+#define TSS_IST_COUNT 7
+#define TSS_IOMAP_BASE 102
+
+/*
+ * The TSS: IST1 is the stack page below CODEGEN_IST_STACK_TOP. IST2-7 name
+ * the same stack, for a firmware NMI or #MC gate (copied into our IDT) that
+ * uses one of them. The I/O map base is past the limit: no I/O bitmap.
+ */
+static void write_tss_and_gdtr(uint8_t *buf)
+{
+    struct codegen_data *data = (struct codegen_data *)buf;
+    uint64_t top = (uint64_t)(uintptr_t)buf + CODEGEN_IST_STACK_TOP;
+    nb_memset(data->tss, 0, sizeof(data->tss));
+    for (int i = 0; i < TSS_IST_COUNT; i++)
+        for (int b = 0; b < 8; b++)
+            data->tss[TSS_IST1 + 8 * i + b] = (uint8_t)(top >> (8 * b));
+    data->tss[TSS_IOMAP_BASE] = CODEGEN_TSS_SIZE;
+    uint16_t limit = CODEGEN_GDT_COPY_BYTES + 16 - 1;
+    uint64_t base = (uint64_t)(uintptr_t)data->gdt;
+    data->gdtr[0] = (uint8_t)limit;
+    data->gdtr[1] = (uint8_t)(limit >> 8);
+    for (int b = 0; b < 8; b++)
+        data->gdtr[2 + b] = (uint8_t)(base >> (8 * b));
 }
 
 /*
@@ -208,8 +367,8 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
         uintptr_t spurious = x86_here(e);
         x86_iretq(e);
         if (!e->overflow) {
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout);
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout, 0);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious, 0);
         }
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
@@ -220,9 +379,16 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             x86_push_imm8(e, 0);
         x86_push_imm8(e, (int8_t)v);
         x86_jmp_rel32(e, common);
+        /*
+         * Every exception switches to the IST stack: the stubs never return
+         * to the code, and RSP may be anything (a #PF or #SS on a push, a
+         * #DF), where pushing the frame would fault again and reset.
+         */
         if (!e->overflow)
-            write_gate(data->idt + IDT_GATE_SIZE * v, stub);
+            write_gate(data->idt + IDT_GATE_SIZE * v, stub, CODEGEN_IST_INDEX);
     }
+    if (!e->overflow)
+        write_tss_and_gdtr(buf);
     uint16_t limit = CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE - 1;
     uint64_t base = (uint64_t)(uintptr_t)data->idt;
     data->idtr[0] = (uint8_t)limit;
@@ -366,7 +532,7 @@ static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen
 static size_t length_before_copies(uint8_t *buf, const struct codegen_params *p)
 {
     struct x86_emitter dry;
-    x86_emitter_init(&dry, buf + CODEGEN_CODE_OFFSET, 0);
+    x86_emitter_init(&dry, buf + codegen_code_offset(p), 0);
     emit_start(&dry, buf, p);
     emit_part(&dry, p, PART_LATE_INIT);
     if (p->drain_frontend)
@@ -384,14 +550,14 @@ size_t codegen_run_size(const struct codegen_params *p)
     if (p->no_mem)
         per_copy += (p->part_len[PART_MAIN] / 8) * NOMEM_READ_MAX_BYTES * NOMEM_MAX_READS;
     size_t copies = (size_t)p->copies * per_copy;
-    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;
 }
 
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
-    return CODEGEN_CODE_OFFSET + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
 }
 
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
@@ -401,11 +567,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     if (!layout)
         layout = &unused;
     nb_memset(layout, 0, sizeof(*layout));
-    if (cap < CODEGEN_CODE_OFFSET || p->n_reads > NB_MAX_COUNTERS ||
-        (p->no_mem && p->n_reads > NOMEM_MAX_READS))
+    if (!prepare_save_area(buf, cap, p) || p->n_reads > NB_MAX_COUNTERS ||
+        (p->no_mem && p->n_reads > NOMEM_MAX_READS) || codegen_run_size(p) > CODEGEN_MAX_SIZE)
         return NULL;
+    size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    x86_emitter_init(&e, buf + offset, cap - offset);
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
@@ -457,7 +624,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_read(&e, buf, p, true);
     }
     emit_tail(&e, buf, p, layout);
-    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+    return e.overflow ? NULL : buf + offset;
 }
 
 void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,
@@ -467,15 +634,16 @@ void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_param
     if (!layout)
         layout = &unused;
     nb_memset(layout, 0, sizeof(*layout));
-    if (cap < CODEGEN_CODE_OFFSET)
+    if (!prepare_save_area(buf, cap, p))
         return NULL;
+    size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + CODEGEN_CODE_OFFSET, cap - CODEGEN_CODE_OFFSET);
+    x86_emitter_init(&e, buf + offset, cap - offset);
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
     layout->start[PART_ONE_TIME_INIT] = x86_here(&e);
     layout->len[PART_ONE_TIME_INIT] = p->part_len[PART_ONE_TIME_INIT];
     emit_part(&e, p, PART_ONE_TIME_INIT);
     emit_tail(&e, buf, p, layout);
-    return e.overflow ? NULL : buf + CODEGEN_CODE_OFFSET;
+    return e.overflow ? NULL : buf + offset;
 }

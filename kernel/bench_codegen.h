@@ -3,7 +3,8 @@
  * nanoBench's kernel module lays it out:
  *
  *   pushfq; cli                    ; interrupts masked while measuring
- *   save all GPRs, RSP, x87/SSE state (FXSAVE64) into the data page
+ *   save all GPRs, RSP into the data page, and the vector state the session
+ *   enabled (XSAVE64 with EDX:EAX = XCR0, or FXSAVE64 without XSAVE)
  *   R14, RDI, RSI, RBP, RSP = middle of their 1 MiB areas; other GPRs = 0
  *   code_init ; [-df drain]
  *   [mov r15, loop_count]
@@ -15,8 +16,9 @@
  *   m2 = read counters
  *   restore everything; popfq; ret
  *
- * The buffer is one executable allocation: the data page comes first and the
- * code starts CODEGEN_CODE_OFFSET bytes later, so RIP-relative stores reach
+ * The buffer is one executable allocation: the data pages come first, then
+ * the XSAVE area (CODEGEN_SAVE_OFFSET, page-aligned, as large as CPUID.0DH
+ * says: ~11 KiB with AMX), and the code starts codegen_code_offset() bytes in, so RIP-relative stores reach
  * the data without touching a register, and no store lands in a code page
  * (which would flush the pipeline as self-modifying code, SDM vol. 3A 11.6).
  */
@@ -30,7 +32,15 @@
 #include "bench_options.h"
 #include "counter_read.h"
 
-#define CODEGEN_CODE_OFFSET 8192 /* the data (two pages: the IDT has 256 gates) */
+/*
+ * Buffer layout: the data (two pages: the IDT has 256 gates), the IST stack
+ * exceptions switch to (one page, its top at CODEGEN_IST_STACK_TOP), the
+ * XSAVE area, the code.
+ */
+#define CODEGEN_IST_STACK_TOP 12288
+#define CODEGEN_SAVE_OFFSET 12288
+/* Largest XSAVE area accepted (AMX needs 11008 bytes on Sapphire Rapids). */
+#define CODEGEN_SAVE_MAX (64u * 1024u)
 
 /* Exceptions the benchmark code can raise: vectors 0-31 (SDM vol. 3A 6.3.1). */
 #define CODEGEN_IDT_VECTORS 32
@@ -38,9 +48,19 @@
 #define CODEGEN_IDT_ENTRIES 256
 #define IDT_GATE_SIZE 16
 
+/*
+ * While the code runs, our GDT holds a copy of the firmware's first
+ * CODEGEN_GDT_COPY_BYTES (256 descriptors: every firmware selector in use)
+ * followed by a 64-bit TSS descriptor, so that every exception gate can
+ * name IST1: a fresh stack even when the code left RSP unusable (SDM vol. 3A
+ * 6.14.5, 8.7).
+ */
+#define CODEGEN_GDT_COPY_BYTES 2048
+#define CODEGEN_TSS_SELECTOR CODEGEN_GDT_COPY_BYTES
+#define CODEGEN_TSS_SIZE 104 /* 64-bit TSS without I/O bitmap (SDM vol. 3A figure 8-11) */
+#define CODEGEN_IST_INDEX 1
 /* The data page at the start of the buffer. */
 struct codegen_data {
-    uint8_t fxsave[512];    /* FXSAVE64 area, must be 16-byte aligned (offset 0) */
     uint8_t idt[CODEGEN_IDT_ENTRIES * IDT_GATE_SIZE]; /* our gates while the code runs */
     uint64_t saved_gpr[16]; /* indexed by enum x86_reg */
     uint64_t scratch_rax, scratch_rcx, scratch_rdx;
@@ -51,6 +71,13 @@ struct codegen_data {
     /* Set by the exception stubs; fault_happened is cleared by every run's prologue. */
     uint64_t fault_happened, fault_vector, fault_error, fault_rip, fault_cr2;
     uint64_t watchdog_count; /* APIC timer count each run arms (watchdog.h) */
+    /* Descriptor tables while the code runs (see CODEGEN_GDT_COPY_BYTES). */
+    uint8_t gdt[CODEGEN_GDT_COPY_BYTES + 16] __attribute__((aligned(16)));
+    uint8_t gdtr[16];          /* limit:base of `gdt` (LGDT operand) */
+    uint8_t firmware_gdtr[16]; /* what SGDT found; restored before returning */
+    uint64_t firmware_tr;      /* what STR found (16 bits) */
+    /* 128-aligned, so the 104 bytes never cross a page (SDM vol. 3A 8.2.1). */
+    uint8_t tss[CODEGEN_TSS_SIZE] __attribute__((aligned(128)));
 };
 
 /* Where the parts of the benchmark landed, to say where a fault happened. */
@@ -78,6 +105,12 @@ struct codegen_params {
     bool catch_faults;    /* install our IDT while the code runs (ring 0 only) */
     bool watchdog;        /* arm the APIC timer and enable interrupts (needs catch_faults) */
     uint64_t lapic_mmio_base; /* xAPIC registers, or 0 for x2APIC MSRs */
+    /*
+     * State saved around the code: XCR0 as enabled (xsave_state.h) and the
+     * size of its XSAVE area, or 0 to use FXSAVE64 (512 bytes).
+     */
+    uint64_t xsave_mask;
+    uint32_t xsave_size;
     const struct counter_read *reads;
     size_t n_reads;
     struct codegen_areas areas;
@@ -96,6 +129,17 @@ struct codegen_params {
 
 /* True when the code contains a pause or resume sequence. */
 bool codegen_has_magic(const uint8_t *code, size_t len);
+
+/* Where the code starts in the buffer: after the data and the save area. */
+size_t codegen_code_offset(const struct codegen_params *p);
+
+/*
+ * The largest buffer a generated function may span: the loop's JNZ and the
+ * RIP-relative stores to the data pages use 32-bit signed displacements,
+ * which reach ±2 GiB (SDM vol. 2A 2.2.1.6). Larger code is refused before it
+ * is written; the emitter also flags any displacement out of reach.
+ */
+#define CODEGEN_MAX_SIZE 0x7FFFFFFFull
 
 /* Bytes of buffer (data page + code) needed for a measuring function. */
 size_t codegen_run_size(const struct codegen_params *p);

@@ -7,6 +7,7 @@
 #include "cpu_platform.h"
 #include "nb_main.h"
 #include "nb_text.h"
+#include "pmu_msrs.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
 #include "cpuid_bits.h"
@@ -56,18 +57,43 @@ static bool probe(struct counter_env *env)
     return ok;
 }
 
-/* The default config for this CPU from the image's cpu_map.txt, if any. */
+/*
+ * The default config for this CPU from the image's cpu_map.txt, if any, and the line
+ * saying why (which map line chose it; a warning when it is another model's).
+ */
 static void pick_default_config(struct counter_env *env, const struct machine_info *m)
 {
     const struct nb_platform *p = env->p;
+    const char *vendor = m->vendor_id == VENDOR_AMD ? "amd" : "intel";
+    struct config_choice c;
     void *data;
     size_t size;
     env->default_config[0] = '\0';
+    nb_snprintf(env->config_why, sizeof(env->config_why),
+                "warning: pmu: no %s on the image", CONFIG_MAP_PATH);
     if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
         return;
-    if (!pmu_config_map_lookup(data, size, m->vendor_id, m->family, m->model, env->desc.core_type,
-                               env->default_config, sizeof(env->default_config)))
-        env->default_config[0] = '\0';
+    switch (pmu_config_map_choose(data, size, m->vendor_id, m->family, m->model,
+                                  env->desc.core_type, &c)) {
+    case CONFIG_MATCH_EXACT:
+        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "pmu: chosen by cpu_map.txt: %s family 0x%x model 0x%x%s", vendor, m->family,
+                    m->model, c.ecore ? ", E-core" : "");
+        break;
+    case CONFIG_MATCH_CLOSEST:
+        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "warning: pmu: family 0x%x model 0x%x is not in cpu_map.txt; using the table "
+                    "of the closest listed model, 0x%x%s: events may be missing or count "
+                    "differently", m->family, m->model, c.model, c.ecore ? " (E-core)" : "");
+        break;
+    case CONFIG_MATCH_NONE:
+        nb_snprintf(env->config_why, sizeof(env->config_why),
+                    "warning: pmu: no config for %s family 0x%x model 0x%x in cpu_map.txt "
+                    "(no model of that family is listed)", vendor, m->family, m->model);
+        break;
+    }
     p->free_file(p->ctx, data, size);
 }
 
@@ -76,6 +102,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 {
     nb_memset(env, 0, sizeof(*env));
     env->p = p;
+    env->report = r;
     env->tsc_hz = m->tsc_hz;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     power_identify(p, m, &env->power);
@@ -102,23 +129,43 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->usable = true;
     pick_default_config(env, m);
     const struct pmu_desc *d = &env->desc;
-    report_line(r, "pmu: %s%s, %u general-purpose counters (%u bits), %u fixed; probe ok",
-                pmu_ops_for(d->vendor)->name,
-                d->vendor == VENDOR_AMD ? (d->amd_perfmon_v2 ? " PerfMonV2" : d->amd_ext_core ? " PerfCtrExtCore" : " legacy") : "",
-                d->n_gp, d->gp_width, d->n_fixed);
+    char summary[200], missing[2][160];
+    pmu_desc_summary(d, summary, sizeof(summary));
+    report_line(r, "pmu: %s; probe ok", summary);
+    for (size_t i = 0, n = pmu_desc_missing(d, missing); i < n; i++)
+        report_line(r, "pmu: %s", missing[i]);
     if (d->core_type)
         report_line(r, "pmu: hybrid core type 0x%x (%s)", d->core_type,
                     d->core_type == HYBRID_CORE_ATOM ? "E-core" : "P-core");
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
+    report_line(r, "%s", env->config_why);
+    enum pmu_tfa tfa = pmu_intel_tsx_force_abort(p, m);
+    env->desc.tsx_force_abort = tfa == PMU_TFA_NEEDED;
     pmu_session_begin(&env->session, p, d);
+    if (tfa == PMU_TFA_RTM_ALWAYS_ABORT)
+        report_line(r, "pmu: TSX force-abort not needed: RTM always aborts (CPUID.(7,0):EDX[11]), "
+                       "PMC3 is free");
+    /* Linux's default (allow_tsx_force_abort): PMC3 is ours, RTM aborts while it counts. */
+    if (env->session.tfa)
+        report_line(r, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "
+                       "(MSR_TSX_FORCE_ABORT set for those runs, restored after)");
+    if (env->session.tfa_failed) {
+        env->desc.gp_withheld |= 1u << TFA_COUNTER;
+        report_line(r, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x%x) cannot be set; PMC%u stays "
+                       "with the microcode and is not used", MSR_TSX_FORCE_ABORT, TFA_COUNTER);
+    }
 }
 
 void counters_finish(struct counter_env *env)
 {
     const struct nb_platform *p = env->p;
-    if (env->usable)
-        pmu_session_end(&env->session);
+    if (env->usable) {
+        unsigned failed = pmu_session_end(&env->session);
+        if (failed && env->report)
+            report_line(env->report, "warning: pmu: %u counter MSR%s could not be restored to the value "
+                                     "found at start", failed, failed == 1 ? "" : "s");
+    }
     if (env->events)
         p->free_mem(p->ctx, env->events, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
     if (env->groups)
@@ -142,48 +189,56 @@ static void config_error(void *arg, unsigned line, const char *message)
     report_line(e->r, "warning: %s line %u: %s (event skipped)", e->path, line, message);
 }
 
-/* Reads nanobench/REL; reports a missing file as the benchmark's error. */
-static void *read_config(struct counter_env *env, const char *option, const char *rel, size_t *size,
-                         struct report *r)
+/*
+ * Reads nanobench/REL; reports a missing file as the benchmark's error and
+ * returns false. An empty file is fine (*data NULL, *size 0).
+ */
+static bool read_config(struct counter_env *env, const char *option, const char *rel, void **data,
+                        size_t *size, struct report *r)
 {
     char path[160];
-    void *data = NULL;
     nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
-    int st = env->p->read_file(env->p->ctx, path, &data, size);
+    int st = env->p->read_file(env->p->ctx, path, data, size);
     if (st != NB_OK) {
         report_error(r, "option %s: cannot read %s (%s)", option, path,
                      st == NB_ENOENT ? "no such file on the image" : "read error");
-        return NULL;
+        return false;
     }
-    return data;
+    return true;
 }
 
-/* Loads and parses the benchmark's events; returns the count or -1 after reporting. */
-static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r)
+/*
+ * Loads and parses the benchmark's events; returns the count or -1 after
+ * reporting. *file names the config for messages.
+ */
+static long load_events(struct counter_env *env, const struct bench_options *o, struct report *r,
+                        const char **file)
 {
     const struct nb_platform *p = env->p;
     const char *rel = o->config_path ? o->config_path : env->default_config;
     void *data = NULL;
     size_t size = 0;
-    const char *text = pmu_arch_events(env->desc.vendor);
-    size_t len = nb_strlen(text);
+    char arch[512];
+    const char *text = arch;
+    size_t len = pmu_arch_events_for(&env->desc, arch, sizeof(arch));
+    bool from_file = false;
     if (o->config_path) {
-        data = read_config(env, "-config", rel, &size, r);
-        if (!data)
+        if (!read_config(env, "-config", rel, &data, &size, r))
             return -1;
+        from_file = true; /* an empty file has no events */
     } else if (rel[0]) {
         /* A default config that is missing falls back to the built-in events. */
         char path[160];
         nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
-        if (p->read_file(p->ctx, path, &data, &size) != NB_OK)
-            data = NULL;
+        from_file = p->read_file(p->ctx, path, &data, &size) == NB_OK;
     }
-    if (data) {
-        text = data;
+    if (from_file) {
+        text = data ? data : "";
         len = size;
     }
-    struct config_errors errors = { r, rel[0] ? rel : "built-in events" };
-    size_t n = pmu_config_parse(text, len, env->desc.vendor, env->desc.n_gp, env->events,
+    struct config_errors errors = { r, from_file ? rel : "built-in events" };
+    *file = errors.path;
+    size_t n = pmu_config_parse(text, len, &env->desc, env->events,
                                 PMU_MAX_EVENTS, config_error, &errors);
     if (data)
         p->free_file(p->ctx, data, size);
@@ -197,7 +252,7 @@ static void print_value(struct report *r, const char *name, int64_t value, const
     report_value(r, name, text);
 }
 
-static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC" } };
+static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC", 64 } };
 
 /* Writes an MSR event's setup; on a fault undoes what was written and returns false. */
 static bool apply_msr_writes(struct counter_env *env, const struct msr_event *ev, uint64_t *saved,
@@ -223,9 +278,10 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
                                struct report *r)
 {
     const struct nb_platform *p = env->p;
-    size_t size;
-    void *data = read_config(env, "-msr_config", o->msr_config_path, &size, r);
-    if (!data || !env->msr_events) {
+    size_t size = 0;
+    void *data = NULL;
+    if (!read_config(env, "-msr_config", o->msr_config_path, &data, &size, r) || !data ||
+        !env->msr_events) {
         if (data)
             p->free_file(p->ctx, data, size);
         return;
@@ -244,7 +300,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         }
         if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
             continue;
-        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC" }, { READ_MSR, ev->read_msr, ev->name } };
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64 }, { READ_MSR, ev->read_msr, ev->name, 64 } };
         struct bench_result result;
         char error[200];
         bench->reads = reads;
@@ -312,64 +368,136 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
         report_frequency(env, r, aperf0, mperf0);
 }
 
+/* "IA32_PERFEVTSEL1 (MSR 0x187) rejected 0x63003C (#GP" for a message. */
+static const char *fault_text(const struct counter_env *env, const struct pmu_write_fault *f, char *buf,
+                              size_t cap)
+{
+    char name[40];
+    nb_snprintf(buf, cap, "%s (MSR 0x%x) rejected 0x%llX (#GP",
+                pmu_msr_name(&env->desc, f->msr, name, sizeof(name)), f->msr,
+                (unsigned long long)f->value);
+    return buf;
+}
+
+/* One line per event whose programming faulted: named by config line, then skipped. */
+static void report_skipped(struct counter_env *env, const struct pmu_group *group, const char *file,
+                           struct report *r, bool *reported)
+{
+    const struct pmu_program_result *res = &env->session.last;
+    char text[120];
+    for (unsigned k = 0; group && k < group->n; k++) {
+        const struct pmu_event *ev = &env->events[group->event_index[k]];
+        if (!res->skipped[k])
+            continue;
+        report_line(r, "warning: %s line %u: %s: %s; event skipped)", file, ev->line, ev->name,
+                    fault_text(env, &res->skip_fault[k], text, sizeof(text)));
+        reported[group->event_index[k]] = true;
+    }
+}
+
+/* A group that cannot count at all: one error line naming what is lost. */
+static void report_group_failed(struct counter_env *env, const struct pmu_group *group, bool fixed,
+                                size_t g, size_t n_runs, struct report *r, bool *reported)
+{
+    char text[120], lost[300];
+    size_t len = 0;
+    lost[0] = '\0';
+    if (fixed)
+        len += nb_snprintf(lost + len, sizeof(lost) - len, "the fixed counters");
+    for (unsigned k = 0; group && k < group->n && len < sizeof(lost); k++) {
+        len += nb_snprintf(lost + len, sizeof(lost) - len, "%s%s", len ? ", " : "",
+                           env->events[group->event_index[k]].name);
+        reported[group->event_index[k]] = true;
+    }
+    report_error(r, "counter group %zu of %zu: %s); %s not measured", g + 1, n_runs,
+                 fault_text(env, &env->session.last.group_fault, text, sizeof(text)),
+                 len ? lost : "RDTSC");
+}
+
 static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
                                const struct bench_options *o, const struct bench_code *code,
                                struct report *r)
 {
     struct bench_result result;
-    char error[200];
+    char error[200], text[120];
+    const char *file;
 
-    long n_events = load_events(env, o, r);
+    unsigned errors_before = r->n_errors;
+    long n_events = load_events(env, o, r, &file);
     if (n_events < 0)
         return;
     /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
-    unsigned n_gp = env->desc.n_gp;
+    uint32_t gp_mask = pmu_sched_mask(&env->desc);
     if (o->no_mem) {
         struct counter_read fixed[PMU_MAX_FIXED];
         size_t taken = 1 + (o->fixed_counters ? env->session.ops->fixed_reads(&env->desc, fixed) : 0);
         unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
-        n_gp = n_gp < room ? n_gp : room;
+        gp_mask = pmu_lowest_counters(gp_mask, room);
     }
-    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, n_gp, env->groups);
-    if (n_groups == 0)
-        n_groups = 1; /* RDTSC (and the fixed counters) still run */
+    size_t n_groups = pmu_schedule(env->events, (size_t)n_events, gp_mask, env->groups);
+    /* With no group, one run still measures RDTSC (and the fixed counters). */
+    size_t n_runs = n_groups ? n_groups : 1;
 
-    /* Values per event, in config order; RDTSC and fixed counters from group 0. */
+    /* Values per event, in config order; RDTSC and fixed counters from the first measured run. */
     static int64_t event_values[PMU_MAX_EVENTS];
-    static bool measured[PMU_MAX_EVENTS];
+    static bool measured[PMU_MAX_EVENTS], reported[PMU_MAX_EVENTS];
     nb_memset(measured, 0, sizeof(measured));
+    nb_memset(reported, 0, sizeof(reported));
     struct bench_result first;
+    size_t n_lead = 0; /* RDTSC and fixed counters at the start of `first`; 0: none measured */
     struct counter_read reads[NB_MAX_COUNTERS];
-    for (size_t g = 0; g < n_groups; g++) {
-        const struct pmu_group *group = n_events ? &env->groups[g] : NULL;
+    for (size_t g = 0; g < n_runs; g++) {
+        const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
         bool fixed = o->fixed_counters && g == 0;
-        pmu_program_group(&env->session, env->events, group, fixed);
+        const struct pmu_program_result *res = &env->session.last;
+        if (!pmu_program_group(&env->session, env->events, group, fixed)) {
+            report_group_failed(env, group, fixed, g, n_runs, r, reported);
+            continue;
+        }
+        report_skipped(env, group, file, r, reported);
+        if (fixed && res->fixed_failed)
+            report_error(r, "fixed counters: %s); fixed counters not measured",
+                         fault_text(env, &res->fixed_fault, text, sizeof(text)));
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
-            report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_groups);
-            return;
+            report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_runs);
+            break; /* the same code fails the same way: print what was measured */
         }
-        if (g == 0)
+        size_t lead = bench->n_reads;
+        for (unsigned k = 0; group && k < group->n; k++)
+            lead -= !res->skipped[k];
+        if (n_lead == 0) {
             first = result;
-        size_t skip = bench->n_reads - (group ? group->n : 0);
-        for (unsigned k = 0; group && k < group->n; k++) {
-            event_values[group->event_index[k]] = result.values[skip + k];
+            n_lead = lead;
+        }
+        for (unsigned k = 0, j = (unsigned)lead; group && k < group->n; k++) {
+            if (res->skipped[k])
+                continue;
+            event_values[group->event_index[k]] = result.values[j++];
             measured[group->event_index[k]] = true;
         }
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
-    size_t n_fixed = first.n - (n_events ? env->groups[0].n : 0);
-    for (size_t k = 0; k < n_fixed; k++) {
+    for (size_t k = 0; k < n_lead; k++) {
         if (k > 0 && o->remove_empty_events && first.values[k] == 0)
             continue;
         print_value(r, first.names[k], first.values[k], o);
     }
     for (long i = 0; i < n_events; i++) {
+        if (reported[i])
+            continue;
         if (!measured[i]) {
-            /* Only a .CTR beyond the counters -no_mem leaves free can get here. */
-            report_line(r, "warning: %s: .CTR=%d is beyond the %u counters left with -no_mem "
-                           "(not measured)", env->events[i].name, env->events[i].ctr, n_gp);
+            if (r->n_errors != errors_before)
+                continue; /* the benchmark's error line says why */
+            /* Only a .CTR set outside the counters the scheduler may use can get here. */
+            char set[64], left[64];
+            pmu_counter_set_format(env->events[i].ctr_mask, set, sizeof(set));
+            pmu_counter_set_format(gp_mask, left, sizeof(left));
+            report_line(r, "warning: %s: .CTR=%s has none of the counters %s (%s; not measured)",
+                        env->events[i].name, set,
+                        o->no_mem ? "left with -no_mem" : "usable here (PMC3 stays with TSX, see the pmu: line)",
+                        left[0] ? left : "none");
             continue;
         }
         if (o->remove_empty_events && event_values[i] == 0)

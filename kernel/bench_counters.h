@@ -33,11 +33,13 @@ struct counter_env {
     struct pmu_desc desc;
     struct pmu_session session;
     char default_config[96];    /* path on the image, "" for the built-in events */
+    char config_why[192];       /* the report line saying which map line chose it */
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */
     struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
     uint64_t tsc_hz;
+    struct report *report;        /* of counters_init, for counters_finish's warning */
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */

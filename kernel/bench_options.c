@@ -4,6 +4,7 @@
  * value checks are generic.
  */
 #include "bench_options.h"
+#include "bench_expect.h"
 #include "nb_text.h"
 
 #include <stddef.h>
@@ -60,6 +61,9 @@ static void set_suite(struct bench_options *o, int64_t n, const char *t) { (void
 static void set_image(struct bench_options *o, int64_t n, const char *t) { (void)n; o->image_path = t; }
 static void set_results(struct bench_options *o, int64_t n, const char *t) { (void)n; o->results_dir = t; }
 static void set_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->icount = n; }
+static void set_expect(struct bench_options *o, int64_t n, const char *t) { (void)n; o->expect[o->n_expect++] = t; }
+static void set_expect_restore(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->expect_restore = true; }
+static void set_qemu_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->qemu_icount = n; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -93,6 +97,9 @@ static const struct option_def OPTIONS[] = {
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
+    { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
+    { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
+    { "qemu_icount", VALUE_INT, BOTH, 0, OPT_ICOUNT_MAX, set_qemu_icount },
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
     { "plan_cpu", VALUE_STRING, SCOPE_HOST, 0, 0, set_plan_cpu },
     { "suite", VALUE_STRING, SCOPE_HOST, 0, 0, set_suite },
@@ -124,6 +131,7 @@ void bench_options_init(struct bench_options *o)
     o->icount = -1;
     o->cpu = -1;
     o->timeout = OPT_TIMEOUT_DEFAULT;
+    o->qemu_icount = -1;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)
@@ -188,6 +196,21 @@ static int parse_finish(const char *text, int64_t *value, struct option_error *e
     return fail(err, "option -finish: '%s' is not one of shutdown, reboot, exit%s", text, "");
 }
 
+/* -expect: the grammar of bench_expect.h, and room for one more. */
+static int parse_expect(const struct bench_options *o, const char *text, struct option_error *err)
+{
+    struct expectation e;
+    char why[160];
+    if (o->n_expect == OPT_EXPECT_MAX) {
+        nb_snprintf(err->message, sizeof(err->message),
+                    "option -expect: more than %d expectations for one benchmark", OPT_EXPECT_MAX);
+        return NB_EINVAL;
+    }
+    if (!expect_parse(text, &e, why, sizeof(why)))
+        return fail(err, "option -expect: %s%s", why, "");
+    return NB_OK;
+}
+
 int bench_options_parse(struct bench_options *o, int argc, char *const *argv, unsigned scope,
                         struct option_error *err)
 {
@@ -220,6 +243,9 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                 }
             } else if (def->apply == set_finish) {
                 if (parse_finish(text, &number, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_expect) {
+                if (parse_expect(o, text, err) != NB_OK)
                     return NB_EINVAL;
             } else if (text[0] == '\0') {
                 return fail(err, "option -%s: empty value%s", def->name, "");

@@ -53,6 +53,7 @@ enum option_scope {
 #define OPT_CPU_MAX 4095LL
 #define OPT_TIMEOUT_DEFAULT 10
 #define OPT_TIMEOUT_MAX 86400LL
+#define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -78,6 +79,17 @@ struct bench_options {
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
     int64_t timeout; /* -timeout: seconds of TSC time a benchmark may take (watchdog.h) */
+
+    /*
+     * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",
+     * repeatable, accumulating over defaults and the line. -expect_restore: at
+     * the end of the suite, read back every counter MSR restored. -qemu_icount:
+     * written by the CLI when it boots QEMU with -icount N (conditions "icount=N").
+     */
+    const char *expect[OPT_EXPECT_MAX];
+    unsigned n_expect;
+    bool expect_restore;
+    int64_t qemu_icount; /* -1: not known to run under QEMU -icount */
 
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;

@@ -54,6 +54,8 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->no_mem = o->no_mem;
     params->mask_interrupts = c->mask_interrupts;
     params->catch_faults = c->catch_faults;
+    params->xsave_mask = c->xsave_mask;
+    params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
     params->areas.r14 = middle(c->areas[AREA_R14]);
@@ -91,7 +93,7 @@ struct budget {
 };
 
 static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                     const struct codegen_layout *layout, const char *run, int64_t warm_up,
+                     const struct codegen_params *params, const struct codegen_layout *layout, const char *run, int64_t warm_up,
                      int64_t n, int64_t *const *values, char *error, size_t error_cap,
                      struct budget *budget)
 {
@@ -105,7 +107,8 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
         data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
     }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
-                           c->smi_check, 0, false };
+                           c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
+                           c->fake_run_arg };
     data->fault_happened = 0;
     int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
     c->smi_discarded += b.smi_discarded;
@@ -160,7 +163,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
     if (smi_check)
-        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT" };
+        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];
     bool saved_smi_check = c->smi_check;
@@ -196,6 +199,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                       (unsigned long long)main_copies);
         goto out;
     }
+    if (buf_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap,
+                    "-unroll_count %lld: the generated code would need %llu bytes, but its jumps "
+                    "and data references reach only 2 GiB (rel32); lower -unroll_count",
+                    (long long)o->unroll_count, (unsigned long long)buf_size);
+        status = NB_EINVAL;
+        goto out;
+    }
     buf = p->alloc_exec(p->ctx, buf_size);
     if (!buf) {
         status = fail(error, error_cap, NB_ENOMEM,
@@ -227,7 +238,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                           buf_size);
             goto out;
         }
-        if ((status = run_batch(c, once, data, &layout, "one-time init", 0, 1, NULL, error,
+        if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
                                 error_cap, &budget)) != NB_OK)
             goto out;
     }
@@ -239,7 +250,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        if ((status = run_batch(c, warm, data, &layout, "initial warm-up", 0,
+        if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
                                 o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
             goto out;
     }
@@ -248,12 +259,18 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int64_t *const *values[2] = { base_values, main_values };
     for (int run = 0; run < 2; run++) {
         params.copies = copies[run];
+        /*
+         * nanoBench's basic mode: the baseline has no instructions at all
+         * between the two counter reads, so no loop either (its README,
+         * "Generated Code"); the main run keeps -loop_count.
+         */
+        params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
         generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
         if (!fn) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
-        if ((status = run_batch(c, fn, data, &layout, run == 0 ? "base run" : "main run",
+        if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
                                 o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
         if (o->verbose)

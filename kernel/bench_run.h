@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_batch.h"
 #include "bench_options.h"
 #include "counter_read.h"
 #include "nb_platform.h"
@@ -43,6 +44,16 @@ struct bench_context {
     struct watchdog *watchdog;
     const struct nb_platform *cpu_p;
     uint64_t tsc_hz;
+    /*
+     * Host tests only (bench_batch.h): replaces the generated code's run and
+     * its reads with scripted values; the code is still generated and the
+     * deltas, aggregates and results computed as on the image. NULL there.
+     */
+    fake_run_fn fake_run;
+    void *fake_run_arg;
+    /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
+    uint64_t xsave_mask;
+    uint32_t xsave_size;
     unsigned smi_discarded;  /* since the caller last cleared it */
     bool smi_unavoidable;    /* repeats ran out: some kept measurements saw an SMI */
 };

@@ -93,3 +93,15 @@ size_t stats_format(char *buf, size_t cap, int64_t result, bool no_normalization
         return nb_snprintf(buf, cap, "%lld", (long long)result);
     return nb_format_centi(buf, cap, result);
 }
+
+/*
+ * A w-bit counter counts modulo 2^w (SDM vol. 3B 20.2.1: CPUID.0AH gives the
+ * widths; APM vol. 2 13.2.1: 48 bits on AMD), so the difference of two reads
+ * is too: one wrap in between is harmless.
+ */
+int64_t stats_counter_delta(uint64_t m1, uint64_t m2, unsigned width)
+{
+    if (width == 0 || width >= 64)
+        return (int64_t)(m2 - m1);
+    return (int64_t)((m2 - m1) & ((1ull << width) - 1));
+}

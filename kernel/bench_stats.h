@@ -22,6 +22,13 @@ struct agg_value {
     int64_t den;
 };
 
+/*
+ * The count between two reads m1, m2 of a counter `width` bits wide (0 or
+ * 64: all bits): (m2 - m1) modulo 2^width, so a wrap in between is counted
+ * right. 64-bit counters give the signed difference.
+ */
+int64_t stats_counter_delta(uint64_t m1, uint64_t m2, unsigned width);
+
 /* Sorts values in place (heapsort: no recursion, no allocation). */
 void stats_sort(int64_t *values, size_t n);
 

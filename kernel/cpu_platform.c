@@ -28,7 +28,8 @@ int nb_run_on_cpu(const struct nb_platform *p, unsigned cpu, void (*fn)(void *ar
 struct remote_call {
     const struct nb_platform *base;
     enum { CALL_CPUID, CALL_READ_MSR, CALL_WRITE_MSR, CALL_READ_TSC, CALL_LAPIC_READ,
-           CALL_LAPIC_WRITE, CALL_LAPIC_BASE } op;
+           CALL_LAPIC_WRITE, CALL_LAPIC_BASE, CALL_READ_CR4, CALL_WRITE_CR4, CALL_READ_XCR0,
+           CALL_WRITE_XCR0 } op;
     uint32_t a, b;
     uint64_t value;
     uint32_t *regs;
@@ -52,6 +53,10 @@ static void remote_entry(void *arg)
     }
     case CALL_LAPIC_WRITE: c->status = base->lapic_write(base->ctx, c->a, (uint32_t)c->value); break;
     case CALL_LAPIC_BASE: c->value = base->lapic_mmio_base(base->ctx); break;
+    case CALL_READ_CR4: c->value = base->read_cr4(base->ctx); break;
+    case CALL_WRITE_CR4: base->write_cr4(base->ctx, c->value); break;
+    case CALL_READ_XCR0: c->value = base->read_xcr0(base->ctx); break;
+    case CALL_WRITE_XCR0: base->write_xcr0(base->ctx, c->value); break;
     }
 }
 
@@ -110,6 +115,32 @@ static uint64_t remote_lapic_mmio_base(void *ctx)
     struct remote_call c = { .op = CALL_LAPIC_BASE };
     forward(ctx, &c);
     return c.value;
+}
+
+static uint64_t remote_read_cr4(void *ctx)
+{
+    struct remote_call c = { .op = CALL_READ_CR4 };
+    forward(ctx, &c);
+    return c.value;
+}
+
+static void remote_write_cr4(void *ctx, uint64_t value)
+{
+    struct remote_call c = { .op = CALL_WRITE_CR4, .value = value };
+    forward(ctx, &c);
+}
+
+static uint64_t remote_read_xcr0(void *ctx)
+{
+    struct remote_call c = { .op = CALL_READ_XCR0 };
+    forward(ctx, &c);
+    return c.value;
+}
+
+static void remote_write_xcr0(void *ctx, uint64_t value)
+{
+    struct remote_call c = { .op = CALL_WRITE_XCR0, .value = value };
+    forward(ctx, &c);
 }
 
 static unsigned remote_current_cpu(void *ctx)
@@ -176,6 +207,12 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
         p->lapic_read = remote_lapic_read;
         p->lapic_write = remote_lapic_write;
         p->lapic_mmio_base = remote_lapic_mmio_base;
+    }
+    if (base->read_cr4) {
+        p->read_cr4 = remote_read_cr4;
+        p->write_cr4 = remote_write_cr4;
+        p->read_xcr0 = remote_read_xcr0;
+        p->write_xcr0 = remote_write_xcr0;
     }
     p->cpu_count = remote_cpu_count;
     p->current_cpu = remote_current_cpu;

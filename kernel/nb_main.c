@@ -15,10 +15,12 @@
 #include "nb_arena.h"
 #include "nb_report.h"
 #include "nb_resume.h"
+#include "nb_selftest.h"
 #include "nb_text.h"
 #include "nb_version.h"
 #include "suite.h"
 #include "watchdog.h"
+#include "xsave_state.h"
 
 #define TSC_CALIBRATION_MS 50
 #define PATH_MAX_LEN 256
@@ -29,6 +31,7 @@ struct run_state {
     struct bench_context bench;
     struct counter_env counters;
     struct watchdog watchdog;
+    struct xsave_session xsave; /* the boot processor's CR4/XCR0 while the suite runs */
     uint64_t tsc_hz;
     enum nb_finish_action finish;
     /* Machine-reset resume (nb_resume.h). */
@@ -36,6 +39,12 @@ struct run_state {
     bool resumable;      /* the state file can be written */
     bool resumed;        /* this boot continues an interrupted run */
     size_t resume_from;  /* suite entry that was running at the reset */
+    /* Known-answer checks (nb_selftest.h) and the facts they need. */
+    struct nb_selftest selftest;
+    bool tsc_invariant;
+    bool bench_pmu_usable;   /* the PMU of the processor the benchmark ran on */
+    char bench_pmu_why[200];
+    char bench_pmu_config[96];
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -53,8 +62,13 @@ static void print_fingerprint(struct run_state *s)
                 m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
+    xsave_session_begin(&s->xsave, s->p);
+    char line[160];
+    xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));
+    report_line(&s->report, "%s", line);
     counters_init(&s->counters, s->p, &m, &s->report);
     s->tsc_hz = m.tsc_hz;
+    s->tsc_invariant = m.tsc_invariant;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
     if (s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p))
         report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128); a benchmark is "
@@ -135,6 +149,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     }
     static struct cpu_platform cp;
     static struct counter_env env;
+    static struct xsave_session xsave;
     cpu_platform_init(&cp, s->p, (unsigned)o->cpu);
     struct machine_info m;
     machine_identify(&cp.p, &m);
@@ -145,26 +160,51 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
                 regs[1] >> 24, n_cpus);
     bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
     struct counter_env *counters = here ? &s->counters : &env;
-    if (!here)
+    uint64_t saved_xsave_mask = s->bench.xsave_mask;
+    uint32_t saved_xsave_size = s->bench.xsave_size;
+    if (!here) {
+        /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
+        xsave_session_begin(&xsave, &cp.p);
+        if (xsave.xcr0 != s->xsave.xcr0) {
+            char line[160];
+            xsave_describe(&xsave, s->p->ring0, line, sizeof(line));
+            report_line(&s->report, "processor %lld %s", (long long)o->cpu, line);
+        }
+        s->bench.xsave_mask = xsave.xcr0;
+        s->bench.xsave_size = xsave.area_size;
         counters_init(&env, &cp.p, &m, &s->report);
+    }
     unsigned saved_cpu = s->bench.cpu;
     const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     counters_measure(counters, &s->bench, o, code, &s->report);
+    s->bench_pmu_usable = counters->usable;
+    nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
+    nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
     s->bench.cpu = saved_cpu;
     s->bench.cpu_p = saved_cpu_p;
-    if (!here)
+    if (!here) {
         counters_finish(&env);
+        xsave_session_end(&xsave, &cp.p);
+        s->bench.xsave_mask = saved_xsave_mask;
+        s->bench.xsave_size = saved_xsave_size;
+    }
 }
 
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
 {
+    nb_selftest_begin(&s->selftest);
     report_begin(&s->report, e->name);
     struct bench_options o;
     if (e->error) {
         report_error(&s->report, "suite line %u: %s", e->line, e->error);
     } else if (parse_entry_options(s, e, &o)) {
+        /* The boot processor's PMU, unless -cpu ran the benchmark elsewhere. */
+        s->bench_pmu_usable = s->counters.usable;
+        nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", s->counters.why);
+        nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s",
+                    s->counters.default_config);
         if (o.finish_set)
             s->finish = o.finish;
         struct bench_code code;
@@ -176,6 +216,9 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             free_code(s, &code, sizes);
         }
+        struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,
+                                         nb_cpu_count(s->p), s->bench_pmu_config };
+        nb_selftest_check(&s->selftest, &s->report, e->name, &o, &m);
     }
     report_end(&s->report);
 }
@@ -315,6 +358,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     s.p = p;
     s.finish = NB_FINISH_SHUTDOWN;
     report_init(&s.report, p);
+    nb_selftest_init(&s.selftest, &s.report);
 
     void *text = NULL;
     size_t len = 0;
@@ -341,13 +385,23 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.catch_faults = p->ring0;
         s.bench.cpu_p = p;
         s.bench.tsc_hz = s.tsc_hz;
+        s.bench.xsave_mask = s.xsave.xcr0;
+        s.bench.xsave_size = s.xsave.area_size;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         run_suite(&s, text, len);
         bench_context_free(&s.bench);
     }
     if (text)
         p->free_file(p->ctx, text, len);
+    /* counters_finish restores the saved MSRs and forgets the list: keep a copy to read back. */
+    static struct pmu_session saved;
+    bool pmu = s.counters.usable;
+    if (pmu)
+        saved = s.counters.session;
     counters_finish(&s.counters);
+    nb_selftest_finish(&s.selftest, &s.report, pmu ? &saved : NULL, s.counters.why);
+    /* Every finish action (shutdown, reboot, exit to the firmware) leaves from here. */
+    xsave_session_end(&s.xsave, p);
 
     report_line(&s.report, "nanoBench-EFI done: %u benchmark%s, %u error%s, finish: %s",
                 s.report.n_benchmarks, s.report.n_benchmarks == 1 ? "" : "s", s.report.n_errors,

@@ -256,6 +256,8 @@ void report_value(struct report *r, const char *event, const char *value)
 {
     report_line(r, "%s: %s", event, value);
     csv_row(r, event, value);
+    if (r->on_value)
+        r->on_value(r->observer_arg, event, value);
 }
 
 void report_error(struct report *r, const char *fmt, ...)
@@ -268,6 +270,8 @@ void report_error(struct report *r, const char *fmt, ...)
     r->n_errors++;
     report_line(r, "error: %s", message);
     csv_row(r, "error", message);
+    if (r->on_error)
+        r->on_error(r->observer_arg, message);
 }
 
 void report_end(struct report *r)

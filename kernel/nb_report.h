@@ -39,6 +39,13 @@ struct report {
     char pending_txt[REPORT_PENDING_MAX];
     char pending_csv[REPORT_PENDING_MAX];
     size_t pending_txt_len, pending_csv_len;
+    /*
+     * Optional observer of every value and error a benchmark reports (the
+     * -expect checks read the values exactly as printed); NULL: none.
+     */
+    void (*on_value)(void *arg, const char *event, const char *value);
+    void (*on_error)(void *arg, const char *message);
+    void *observer_arg;
 };
 
 /* Serial/console only; report_open_files adds the results files. */

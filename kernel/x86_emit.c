@@ -20,6 +20,7 @@ void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
     e->pos = start;
     e->end = start + capacity;
     e->overflow = false;
+    e->out_of_reach = false;
     e->length = 0;
 }
 
@@ -60,7 +61,13 @@ static void emit_u64(struct x86_emitter *e, uint64_t v)
 static void emit_rip_disp(struct x86_emitter *e, uintptr_t target, size_t tail)
 {
     uintptr_t next = x86_here(e) + 4 + tail;
-    emit_u32(e, (uint32_t)(int32_t)(intptr_t)(target - next));
+    /* The CPU sign-extends the 32-bit displacement (SDM vol. 2A 2.2.1.6). */
+    int64_t disp = (int64_t)(target - next);
+    if (disp < INT32_MIN || disp > INT32_MAX) {
+        e->out_of_reach = true;
+        e->overflow = true;
+    }
+    emit_u32(e, (uint32_t)(int32_t)disp);
 }
 
 /* Recommended multi-byte NOPs, SDM vol. 2B "NOP" table; 10..15 add 66h prefixes and a CS override. */
@@ -223,6 +230,21 @@ void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target)
     emit_rip_disp(e, target, 0);
 }
 
+/* XSAVE64 / XRSTOR64 m, REX.W 0F AE /4 and /5: the components in EDX:EAX & XCR0 (SDM vol. 2C). */
+void x86_xsave64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x48\x0F\xAE", 3);
+    x86_u8(e, MODRM_RIP(4));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_xrstor64_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x48\x0F\xAE", 3);
+    x86_u8(e, MODRM_RIP(5));
+    emit_rip_disp(e, target, 0);
+}
+
 /* r/m = 100b means "SIB follows": RSP and R12 as a base need SIB 24h (no index). */
 static void emit_base_sib(struct x86_emitter *e, enum x86_reg base)
 {
@@ -288,6 +310,97 @@ void x86_lidt_rip(struct x86_emitter *e, uintptr_t target)
     x86_u8(e, MODRM_RIP(3));
     emit_rip_disp(e, target, 0);
 }
+
+void x86_sgdt_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x0F\x01", 2); /* SGDT m, /0 */
+    x86_u8(e, MODRM_RIP(0));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_lgdt_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x0F\x01", 2); /* LGDT m, /2 */
+    x86_u8(e, MODRM_RIP(2));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_str_rip(struct x86_emitter *e, uintptr_t target)
+{
+    x86_bytes(e, "\x0F\x00", 2); /* STR m16, /1 */
+    x86_u8(e, MODRM_RIP(1));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_ltr_reg16(struct x86_emitter *e, enum x86_reg reg)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_B);
+    x86_bytes(e, "\x0F\x00", 2); /* LTR r/m16, /3 */
+    x86_u8(e, MODRM_REG(3, reg));
+}
+
+void x86_movzx_reg32_from_rip16(struct x86_emitter *e, enum x86_reg reg, uintptr_t target)
+{
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_R);
+    x86_bytes(e, "\x0F\xB7", 2); /* MOVZX r32, r/m16 */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+void x86_lea_reg64_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target)
+{
+    rex_w_reg(e, reg);
+    x86_u8(e, 0x8D); /* LEA r64, m */
+    x86_u8(e, MODRM_RIP(reg));
+    emit_rip_disp(e, target, 0);
+}
+
+static void alu_reg32_imm32(struct x86_emitter *e, unsigned digit, enum x86_reg reg, uint32_t imm)
+{
+    if (reg == RAX) {
+        x86_u8(e, (uint8_t)(digit << 3 | 5)); /* the short EAX, imm32 form (as nasm picks) */
+        emit_u32(e, imm);
+        return;
+    }
+    if (reg >= R8)
+        x86_u8(e, REX_BASE | REX_B);
+    x86_u8(e, 0x81); /* ALU r/m32, imm32 */
+    x86_u8(e, MODRM_REG(digit, reg));
+    emit_u32(e, imm);
+}
+
+void x86_add_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm) { alu_reg32_imm32(e, 0, reg, imm); }
+void x86_and_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm) { alu_reg32_imm32(e, 4, reg, imm); }
+void x86_cmp_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm) { alu_reg32_imm32(e, 7, reg, imm); }
+
+void x86_cmova_reg32(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src)
+{
+    if (dst >= R8 || src >= R8)
+        x86_u8(e, (uint8_t)(REX_BASE | (dst >= R8 ? REX_R : 0) | (src >= R8 ? REX_B : 0)));
+    x86_bytes(e, "\x0F\x47", 2); /* CMOVA r32, r/m32 */
+    x86_u8(e, MODRM_REG(dst, src));
+}
+
+void x86_and_mem8_base_disp8_imm8(struct x86_emitter *e, enum x86_reg base, int8_t disp, uint8_t imm)
+{
+    if (base >= R8)
+        x86_u8(e, REX_BASE | REX_B);
+    x86_u8(e, 0x80); /* AND r/m8, imm8 (/4), mod=01 */
+    x86_u8(e, (uint8_t)(0x40 | 4 << 3 | (base & 7)));
+    x86_u8(e, (uint8_t)disp);
+    x86_u8(e, imm);
+}
+
+void x86_jcc_rel8(struct x86_emitter *e, uint8_t cc, int8_t rel)
+{
+    x86_u8(e, (uint8_t)(0x70 | cc));
+    x86_u8(e, (uint8_t)rel);
+}
+
+void x86_rep_movsb(struct x86_emitter *e) { x86_bytes(e, "\xF3\xA4", 2); }
+void x86_cld(struct x86_emitter *e) { x86_u8(e, 0xFC); }
 
 void x86_mov_rax_cr2(struct x86_emitter *e) { x86_bytes(e, "\x0F\x20\xD0", 3); }
 void x86_mov_rax_cs(struct x86_emitter *e) { x86_bytes(e, "\x48\x8C\xC8", 3); }

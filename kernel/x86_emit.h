@@ -6,6 +6,10 @@
  * An emitter writes at e->pos and advances it. It never writes past e->end:
  * on overflow it sets e->overflow and only counts, so a dry run with
  * end == start measures the size of a sequence.
+ *
+ * Every rel32/disp32 it computes is checked: a target beyond ±2 GiB of the
+ * next instruction sets e->out_of_reach and e->overflow (a displacement
+ * that wrapped would silently jump or store elsewhere).
  */
 #ifndef X86_EMIT_H
 #define X86_EMIT_H
@@ -28,6 +32,7 @@ struct x86_emitter {
     uint8_t *pos;
     uint8_t *end;
     bool overflow;
+    bool out_of_reach; /* a rel32/disp32 target was not within ±2 GiB */
     size_t length; /* bytes emitted or counted so far */
 };
 
@@ -63,6 +68,9 @@ void x86_dec_reg64(struct x86_emitter *e, enum x86_reg reg);
 void x86_jnz_rel32(struct x86_emitter *e, uintptr_t target);
 void x86_fxsave64_rip(struct x86_emitter *e, uintptr_t target);
 void x86_fxrstor64_rip(struct x86_emitter *e, uintptr_t target);
+/* xsave64 / xrstor64 [rip+target]; EDX:EAX is the requested-feature bitmap */
+void x86_xsave64_rip(struct x86_emitter *e, uintptr_t target);
+void x86_xrstor64_rip(struct x86_emitter *e, uintptr_t target);
 /* mov reg64, [base + disp8] (any base; RSP/R12 get the SIB byte they need) */
 void x86_mov_reg64_from_base_disp8(struct x86_emitter *e, enum x86_reg reg, enum x86_reg base, int8_t disp);
 /* mov [rip+target], r16 (operand-size prefix) */
@@ -77,6 +85,30 @@ void x86_jmp_rel32(struct x86_emitter *e, uintptr_t target);
 /* sidt / lidt [rip+target] (10-byte pseudo-descriptor) */
 void x86_sidt_rip(struct x86_emitter *e, uintptr_t target);
 void x86_lidt_rip(struct x86_emitter *e, uintptr_t target);
+/* sgdt / lgdt [rip+target] (10-byte pseudo-descriptor) */
+void x86_sgdt_rip(struct x86_emitter *e, uintptr_t target);
+void x86_lgdt_rip(struct x86_emitter *e, uintptr_t target);
+/* str word [rip+target]; ltr r16 */
+void x86_str_rip(struct x86_emitter *e, uintptr_t target);
+void x86_ltr_reg16(struct x86_emitter *e, enum x86_reg reg);
+/* movzx r32, word [rip+target] */
+void x86_movzx_reg32_from_rip16(struct x86_emitter *e, enum x86_reg reg, uintptr_t target);
+/* lea r64, [rip+target] */
+void x86_lea_reg64_rip(struct x86_emitter *e, enum x86_reg reg, uintptr_t target);
+/* add / and / cmp r32, imm32 (81 /0, /4, /7) */
+void x86_add_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm);
+void x86_and_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm);
+void x86_cmp_reg32_imm32(struct x86_emitter *e, enum x86_reg reg, uint32_t imm);
+/* cmova dst32, src32 */
+void x86_cmova_reg32(struct x86_emitter *e, enum x86_reg dst, enum x86_reg src);
+/* and byte [base + disp8], imm8 (base other than RSP/R12/RBP/R13) */
+void x86_and_mem8_base_disp8_imm8(struct x86_emitter *e, enum x86_reg base, int8_t disp, uint8_t imm);
+/* Jcc rel8 with a displacement counted from the next instruction (forward skips). */
+#define X86_CC_AE 0x3
+#define X86_CC_E 0x4
+void x86_jcc_rel8(struct x86_emitter *e, uint8_t cc, int8_t rel);
+void x86_rep_movsb(struct x86_emitter *e);
+void x86_cld(struct x86_emitter *e);
 /* mov rax, cr2 (the faulting linear address of a #PF) */
 void x86_mov_rax_cr2(struct x86_emitter *e);
 /* mov rax, cs (zero-extended selector) */

@@ -84,6 +84,17 @@ struct nb_platform {
     int (*write_msr)(void *ctx, uint32_t msr, uint64_t value);
 
     /*
+     * Control registers of the current processor (ring 0; NULL where the
+     * engine may not touch them): CR4, and XCR0 through XGETBV/XSETBV, which
+     * raise #UD unless CR4.OSXSAVE is set (SDM vol. 2C XGETBV, XSETBV). The
+     * caller passes only values the SDM allows (kernel/xsave_state.c).
+     */
+    uint64_t (*read_cr4)(void *ctx);
+    void (*write_cr4)(void *ctx, uint64_t value);
+    uint64_t (*read_xcr0)(void *ctx);
+    void (*write_xcr0)(void *ctx, uint64_t value);
+
+    /*
      * The current processor's local APIC, by xAPIC register offset (SDM vol.
      * 3A table 11-1); the platform uses MMIO or, in x2APIC mode, MSR
      * 800H + offset/16. NB_EUNSUPP when there is no enabled local APIC.

@@ -24,6 +24,13 @@ struct counter_read {
     enum counter_read_kind kind;
     uint32_t ecx;     /* RDPMC index or MSR address; unused for RDTSC */
     const char *name; /* what the report calls it: "RDTSC", "CORE_CYCLES"... */
+    /*
+     * Bits the counter has (CPUID.0AH GP or fixed width, 48 on AMD); 0 means
+     * all 64 (RDTSC, RDMSR). m2 - m1 is taken modulo 2^width, so a counter
+     * that wraps between the two reads still gives the right count
+     * (RDPMC returns only the counter's bits, SDM vol. 2B RDPMC).
+     */
+    unsigned width;
 };
 
 #endif

@@ -25,13 +25,71 @@ struct pmu_desc {
     enum cpu_vendor vendor;
     uint32_t family, model;
     unsigned version;            /* Intel architectural perfmon version; 0 on AMD */
-    unsigned n_gp, gp_width;     /* general-purpose counters */
+    unsigned n_gp, gp_width;     /* general-purpose counters: how many, and their width */
     unsigned n_fixed, fixed_width;
+    /*
+     * Which counters exist (bit i = counter i). A bitmap may have holes
+     * (CPUID.23H, perfmon v5 fixed counters), so code asks pmu_gp_mask() /
+     * pmu_fixed_mask(); 0 means "the lowest n_gp / n_fixed" (descriptions
+     * built by hand in tests).
+     */
+    uint32_t gp_mask, fixed_mask;
+    /* Architectural events CPUID.0AH:EBX marks unavailable (bit i = event i of SDM table 20-1). */
+    uint32_t arch_events_missing;
+    bool anythread_deprecated;   /* CPUID.0AH:EDX[15] (perfmon v5+): PERFEVTSEL.ANY is ignored */
     bool full_width_writes;      /* Intel IA32_A_PMCx */
+    bool perf_metrics;           /* IA32_PERF_CAPABILITIES[15]: IA32_PERF_METRICS exists */
+    bool counters_from_leaf_23h; /* the bitmaps came from CPUID.23H subleaf 1 */
+    bool hybrid_p_core_counters; /* P-core counters added to CPUID.0AH's common subset (Linux) */
     unsigned core_type;          /* Intel hybrid core type (CPUID.1AH), 0 if not hybrid */
     bool amd_ext_core;           /* PerfCtrExtCore: counters at C001_0200h, stride 2 */
     bool amd_perfmon_v2;         /* PerfCntrGlobalCtl exists */
+    bool tsx_force_abort;        /* Intel CPUID.(7,0):EDX[13]: microcode may own PMC3 (pmu_msrs.h) */
+    /*
+     * General-purpose counters that exist but must not be scheduled: PMC3
+     * when the microcode keeps it for TSX because RTM_FORCE_ABORT cannot be
+     * set (pmu_msrs.h TFA_COUNTER).
+     */
+    uint32_t gp_withheld;
 };
+
+/* One MSR write the processor rejected (#GP). */
+struct pmu_write_fault {
+    uint32_t msr;
+    uint64_t value;
+};
+
+static inline uint32_t pmu_low_bits(unsigned n)
+{
+    return n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
+}
+
+/* The general-purpose counters that exist (bit i = counter i). */
+static inline uint32_t pmu_gp_mask(const struct pmu_desc *d)
+{
+    return d->gp_mask ? d->gp_mask : pmu_low_bits(d->n_gp);
+}
+
+/* The fixed counters that exist (bit i = IA32_FIXED_CTRi). */
+static inline uint32_t pmu_fixed_mask(const struct pmu_desc *d)
+{
+    return d->fixed_mask ? d->fixed_mask : pmu_low_bits(d->n_fixed);
+}
+
+/*
+ * One line describing the counters, as the fingerprint prints it after
+ * "pmu: " ("intel, 4 general-purpose counters (48 bits), 3 fixed"), with the
+ * bitmaps when they are not simply the lowest counters or come from CPUID.23H
+ * or a hybrid P-core, and "AnyThread deprecated".
+ */
+void pmu_desc_summary(const struct pmu_desc *d, char *out, size_t cap);
+/*
+ * What this CPU lacks that the image would otherwise use, one line each
+ * (without "pmu: "): fixed counters 0-2 for -fixed_counters, architectural
+ * events for the built-in fallback config. Returns the number of lines
+ * written to lines[] (room for 2).
+ */
+size_t pmu_desc_missing(const struct pmu_desc *d, char lines[2][160]);
 
 struct pmu_ops {
     const char *name;
@@ -45,11 +103,31 @@ struct pmu_ops {
     uint64_t (*global_enable)(const struct pmu_desc *d, uint32_t gp_mask, bool fixed);
     /* Fixed-function counters (Intel) or their AMD stand-ins, read for -fixed_counters. */
     size_t (*fixed_reads)(const struct pmu_desc *d, struct counter_read *out);
-    /* Writes that start the fixed counters (none on AMD). */
-    void (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, bool on);
+    /*
+     * Writes that start (on) or stop the fixed counters (none on AMD).
+     * Returns NB_OK, or NB_EFAULT with the rejected write in *fault; the
+     * fixed counters are then stopped.
+     */
+    int (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+                         struct pmu_write_fault *fault);
+    /* Overflow/freeze status (when has_global) and the MSR whose 1 bits clear it. */
+    uint32_t global_status_msr, global_status_reset_msr;
 };
 
+/* The counters the scheduler may use: those that exist less the withheld ones. */
+uint32_t pmu_sched_mask(const struct pmu_desc *d);
+
+/* Whether the TSX force-abort dance is needed for PMC3 (pmu_msrs.h). */
+enum pmu_tfa {
+    PMU_TFA_NONE = 0,         /* no MSR_TSX_FORCE_ABORT (AMD, other Intel parts) */
+    PMU_TFA_NEEDED,           /* CPUID.(7,0):EDX[13] and not [11]: microcode may own PMC3 */
+    PMU_TFA_RTM_ALWAYS_ABORT, /* both: RTM always aborts, PMC3 is free (Linux deploys nothing) */
+};
+enum pmu_tfa pmu_intel_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m);
+
 extern const struct pmu_ops pmu_intel_ops;
+/* nanoBench's names of Intel fixed counters 0-2, the ones -fixed_counters reads. */
+extern const char *const pmu_intel_fixed_names[3];
 extern const struct pmu_ops pmu_amd_ops;
 
 /* The ops for a vendor, or NULL. */
@@ -70,9 +148,10 @@ struct pmu_probe_loop {
 };
 
 /*
- * Probe before trust (like Linux's check_hw_exists): counter 0 must keep a
- * written value and count the retired instructions of a known loop within
- * bounds. Leaves counter 0 and the global control as it found them.
+ * Probe before trust (like Linux's check_hw_exists): the lowest counter
+ * that exists (0 unless the bitmap has a hole there) must keep a written
+ * value and count the retired instructions of a known loop within bounds.
+ * Leaves that counter and the global control as it found them.
  */
 bool pmu_probe(const struct nb_platform *p, const struct pmu_desc *d,
                const struct pmu_probe_loop *loop, char *why, size_t why_cap);

@@ -50,16 +50,19 @@ static uint64_t amd_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bo
 static size_t amd_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
 {
     (void)d;
-    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF" };
-    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF" };
+    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF", 64 };
+    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF", 64 };
     return 2;
 }
 
-static void amd_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on)
+static int amd_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+                             struct pmu_write_fault *fault)
 {
     (void)p;
     (void)d;
     (void)on;
+    (void)fault;
+    return NB_OK;
 }
 
 const struct pmu_ops pmu_amd_ops = {
@@ -72,4 +75,6 @@ const struct pmu_ops pmu_amd_ops = {
     .global_enable = amd_global_enable,
     .fixed_reads = amd_fixed_reads,
     .program_fixed = amd_program_fixed,
+    .global_status_msr = MSR_AMD_PERF_CNTR_GLOBAL_STATUS,
+    .global_status_reset_msr = MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR,
 };

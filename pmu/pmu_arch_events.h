@@ -7,9 +7,23 @@
 #ifndef PMU_ARCH_EVENTS_H
 #define PMU_ARCH_EVENTS_H
 
+#include <stddef.h>
+
 #include "machine.h"
+
+struct pmu_desc;
 
 /* Config text in nanoBench format for the vendor ("" for others). */
 const char *pmu_arch_events(enum cpu_vendor vendor);
+
+/*
+ * The same config without the Intel architectural events CPUID.0AH:EBX marks
+ * unavailable (d->arch_events_missing). Writes NUL-terminated text to out and
+ * returns its length.
+ */
+size_t pmu_arch_events_for(const struct pmu_desc *d, char *out, size_t cap);
+
+/* The names of the architectural events left out (space-separated); returns how many. */
+unsigned pmu_arch_events_missing(const struct pmu_desc *d, char *out, size_t cap);
 
 #endif

@@ -27,11 +27,15 @@ static int split(const char *s, const char *end, char words[MAX_WORDS][40])
     return n;
 }
 
-bool pmu_config_map_lookup(const char *text, size_t len, enum cpu_vendor vendor, uint32_t family,
-                           uint32_t model, unsigned core_type, char *out, size_t cap)
+enum config_match pmu_config_map_choose(const char *text, size_t len, enum cpu_vendor vendor,
+                                        uint32_t family, uint32_t model, unsigned core_type,
+                                        struct config_choice *out)
 {
     const char *want = vendor == VENDOR_INTEL ? "intel" : vendor == VENDOR_AMD ? "amd" : NULL;
     const char *s = text, *end = text + len;
+    enum config_match match = CONFIG_MATCH_NONE;
+    int64_t best_dist = -1;
+
     while (want && s < end) {
         const char *line_end = s;
         while (line_end < end && *line_end != '\n')
@@ -39,13 +43,34 @@ bool pmu_config_map_lookup(const char *text, size_t len, enum cpu_vendor vendor,
         char w[MAX_WORDS][40];
         int n = split(s, line_end, w);
         int64_t f, m;
-        if (n >= 4 && nb_strcmp(w[0], want) == 0 && nb_parse_i64(w[1], &f) &&
-            nb_parse_i64(w[2], &m) && f == (int64_t)family && m == (int64_t)model) {
-            bool ecore = n >= 5 && core_type == HYBRID_CORE_ATOM;
-            nb_snprintf(out, cap, "configs/cfg_%s_common.txt", ecore ? w[4] : w[3]);
-            return true;
-        }
         s = line_end < end ? line_end + 1 : end;
+        if (n < 4 || nb_strcmp(w[0], want) != 0 || !nb_parse_i64(w[1], &f) ||
+            !nb_parse_i64(w[2], &m) || f != (int64_t)family)
+            continue;
+        int64_t dist = m > (int64_t)model ? m - (int64_t)model : (int64_t)model - m;
+        /* Nearer wins; on a tie the higher model (newer) wins. */
+        if (best_dist >= 0 && (dist > best_dist || (dist == best_dist && m < (int64_t)out->model)))
+            continue;
+        bool ecore = n >= 5 && core_type == HYBRID_CORE_ATOM;
+        nb_snprintf(out->path, sizeof(out->path), "configs/cfg_%s_common.txt",
+                    ecore ? w[4] : w[3]);
+        out->model = (uint32_t)m;
+        out->ecore = ecore;
+        best_dist = dist;
+        match = dist == 0 ? CONFIG_MATCH_EXACT : CONFIG_MATCH_CLOSEST;
+        if (dist == 0)
+            break;
     }
-    return false;
+    return match;
+}
+
+bool pmu_config_map_lookup(const char *text, size_t len, enum cpu_vendor vendor, uint32_t family,
+                           uint32_t model, unsigned core_type, char *out, size_t cap)
+{
+    struct config_choice c;
+    if (pmu_config_map_choose(text, len, vendor, family, model, core_type, &c) !=
+        CONFIG_MATCH_EXACT)
+        return false;
+    nb_snprintf(out, cap, "%s", c.path);
+    return true;
 }

@@ -4,6 +4,7 @@
 #include "pmu_event.h"
 #include "config_lines.h"
 #include "nb_text.h"
+#include "pmu.h"
 
 
 struct line_parser {
@@ -40,18 +41,133 @@ static bool parse_number(struct line_parser *lp, const char *text, int64_t max, 
 static const struct {
     const char *prefix;
     enum pmu_aux aux;
+    const char *msr; /* the MSR's SDM name, for the AMD refusal */
 } AUX_MODIFIERS[] = {
-    { "MSR_RSP0=", AUX_RSP0 },
-    { "MSR_RSP1=", AUX_RSP1 },
-    { "MSR_3F6H=", AUX_3F6H },
-    { "MSR_PF=", AUX_PF },
+    { "MSR_RSP0=", AUX_RSP0, "MSR_OFFCORE_RSP_0" },
+    { "MSR_RSP1=", AUX_RSP1, "MSR_OFFCORE_RSP_1" },
+    { "MSR_3F6H=", AUX_3F6H, "MSR_PEBS_LD_LAT_THRESHOLD" },
+    { "MSR_PF=", AUX_PF, "MSR_PEBS_FRONTEND" },
 };
 
-static bool parse_modifier(struct line_parser *lp, char *mod, unsigned n_counters,
+size_t pmu_counter_set_format(uint32_t mask, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        out[0] = '\0';
+    for (unsigned i = 0; i < 32; i++) {
+        if (!(mask & (1u << i)))
+            continue;
+        unsigned j = i;
+        while (j + 1 < 32 && (mask & (1u << (j + 1))))
+            j++;
+        const char *sep = n ? "," : "";
+        if (j == i)
+            n += nb_snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s%u", sep, i);
+        else
+            n += nb_snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s%u-%u", sep, i, j);
+        i = j;
+    }
+    return n;
+}
+
+/* A counter number of a .CTR set: decimal or 0x-hex, 0..31. */
+static bool parse_counter(const char *s, const char *end, unsigned *out)
+{
+    char num[24];
+    size_t len = (size_t)(end - s);
+    int64_t v;
+    if (len == 0 || len >= sizeof(num))
+        return false;
+    nb_memcpy(num, s, len);
+    num[len] = '\0';
+    if (!nb_parse_i64(num, &v) || v < 0 || v > 31)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+/*
+ * `.CTR=` (pmu_event.h): "n" pins the event to counter n; "a-b" and "a,b,..."
+ * (mixed) are the set of counters the event may use, cut to those that exist.
+ */
+static bool parse_ctr(struct line_parser *lp, const char *text, uint32_t avail, struct pmu_event *ev)
+{
+    char have[64], what[128];
+    uint32_t mask = 0;
+    bool single = true;
+    const char *s = text;
+    pmu_counter_set_format(avail, have, sizeof(have));
+    if (!*s)
+        return bad(lp, "%s", ".CTR= has an empty counter set");
+    while (*s) {
+        const char *end = s;
+        while (*end && *end != ',')
+            end++;
+        const char *dash = s;
+        while (dash < end && *dash != '-')
+            dash++;
+        unsigned lo, hi;
+        if (dash == end) {
+            if (!parse_counter(s, end, &lo))
+                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
+                           text);
+            hi = lo;
+        } else {
+            single = false;
+            if (!parse_counter(s, dash, &lo) || !parse_counter(dash + 1, end, &hi) || lo > hi)
+                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
+                           text);
+        }
+        for (unsigned c = lo; c <= hi; c++)
+            mask |= 1u << c;
+        if (*end == ',') {
+            single = false;
+            if (!end[1])
+                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
+                           text);
+            end++;
+        }
+        s = end;
+    }
+    if (single) {
+        unsigned c = 0;
+        while (!(mask & (1u << c)))
+            c++;
+        if (!(avail & mask)) {
+            unsigned n = (unsigned)__builtin_popcount(avail);
+            if (avail == pmu_low_bits(n))
+                nb_snprintf(what, sizeof(what), ".CTR=%u is beyond the %u counters of this CPU", c, n);
+            else
+                nb_snprintf(what, sizeof(what), ".CTR=%u: this CPU has no counter %u (its counters: %s)",
+                            c, c, have);
+            return bad(lp, "%s", what);
+        }
+        ev->ctr = (int)c;
+        ev->ctr_mask = mask;
+        return true;
+    }
+    if (!(avail & mask)) {
+        nb_snprintf(what, sizeof(what), ".CTR=%s: none of these counters exists on this CPU (its counters: %s)",
+                    text, have);
+        return bad(lp, "%s", what);
+    }
+    ev->ctr = -1; /* a later .CTR= replaces an earlier one entirely */
+    ev->ctr_mask = mask & avail;
+    return true;
+}
+
+static bool parse_modifier(struct line_parser *lp, char *mod, const struct pmu_desc *d,
                            struct pmu_event *ev)
 {
     int64_t v;
     if (nb_strcmp(mod, "AnyT") == 0) {
+        /* APM vol. 2 13.2.1: PERF_CTL bit 21 is reserved; SDM vol. 3B 20.2.5.1: deprecated in v5. */
+        if (d->vendor == VENDOR_AMD)
+            return bad(lp, "%s", "'.AnyT' is Intel's AnyThread bit; AMD PERF_CTL has none");
+        if (d->anythread_deprecated)
+            return bad(lp, "%s",
+                       "'.AnyT': AnyThread is deprecated on this CPU (CPUID.0AH:EDX[15]), the bit "
+                       "would be ignored and count this thread only");
         ev->any = true;
     } else if (nb_strcmp(mod, "EDG") == 0) {
         ev->edge = true;
@@ -64,20 +180,20 @@ static bool parse_modifier(struct line_parser *lp, char *mod, unsigned n_counter
             return false;
         ev->cmask = (uint8_t)v;
     } else if (nb_starts_with(mod, "CTR=")) {
-        if (!parse_number(lp, mod + 4, 255, &v, "bad counter number '%s'"))
-            return false;
-        if (v >= (int64_t)n_counters) {
-            char what[96];
-            nb_snprintf(what, sizeof(what), ".CTR=%lld is beyond the %u counters of this CPU",
-                        (long long)v, n_counters);
-            return bad(lp, "%s", what);
-        }
-        ev->ctr = (int)v;
+        return parse_ctr(lp, mod + 4, pmu_gp_mask(d), ev);
     } else {
         for (size_t i = 0; i < sizeof(AUX_MODIFIERS) / sizeof(AUX_MODIFIERS[0]); i++) {
             if (nb_starts_with(mod, AUX_MODIFIERS[i].prefix)) {
                 uint64_t value;
                 const char *text = mod + nb_strlen(AUX_MODIFIERS[i].prefix);
+                if (d->vendor == VENDOR_AMD) {
+                    char what[128];
+                    nb_snprintf(what, sizeof(what),
+                                "'.%.*s' is an Intel-only auxiliary MSR (%s); AMD has none",
+                                (int)nb_strlen(AUX_MODIFIERS[i].prefix) - 1, AUX_MODIFIERS[i].prefix,
+                                AUX_MODIFIERS[i].msr);
+                    return bad(lp, "%s", what);
+                }
                 if (!parse_hex_field(lp, text, 18, &value, "bad MSR value '%s' (hex)"))
                     return false;
                 ev->aux[AUX_MODIFIERS[i].aux] = value;
@@ -91,8 +207,8 @@ static bool parse_modifier(struct line_parser *lp, char *mod, unsigned n_counter
 }
 
 /* One config line (already trimmed, not a comment). */
-static bool parse_line(struct line_parser *lp, char *s, enum cpu_vendor vendor,
-                       unsigned n_counters, struct pmu_event *ev)
+static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d,
+                       struct pmu_event *ev)
 {
     nb_memset(ev, 0, sizeof(*ev));
     ev->ctr = -1;
@@ -130,17 +246,27 @@ static bool parse_line(struct line_parser *lp, char *s, enum cpu_vendor vendor,
     if (n < 2)
         return bad(lp, "'%s' needs EVENT.UMASK", spec);
     uint64_t value;
+    enum cpu_vendor vendor = d->vendor;
     unsigned event_digits = vendor == VENDOR_AMD ? 3 : 2;
     if (!parse_hex_field(lp, fields[0], event_digits, &value,
                          vendor == VENDOR_AMD ? "bad event code '%s' (1-3 hex digits)"
                                               : "bad event code '%s' (1-2 hex digits)"))
         return false;
     ev->event = (uint16_t)value;
+    /*
+     * Intel event select 00H is the pseudo-encoding of the fixed-counter-only
+     * events (Intel's event lists; Linux FIXED_EVENT_CONSTRAINT): a
+     * general-purpose counter would not count them.
+     */
+    if (vendor == VENDOR_INTEL && ev->event == 0)
+        return bad(lp, "%s",
+                   "event 00H is a fixed-counter-only event (00.01-00.04: instructions, core "
+                   "cycles, reference cycles, slots); use -fixed_counters");
     if (!parse_hex_field(lp, fields[1], 2, &value, "bad unit mask '%s' (1-2 hex digits)"))
         return false;
     ev->umask = (uint8_t)value;
     for (int i = 2; i < n; i++) {
-        if (!parse_modifier(lp, fields[i], n_counters, ev))
+        if (!parse_modifier(lp, fields[i], d, ev))
             return false;
     }
     return true;
@@ -148,8 +274,7 @@ static bool parse_line(struct line_parser *lp, char *s, enum cpu_vendor vendor,
 
 struct event_parse {
     struct line_parser lp;
-    enum cpu_vendor vendor;
-    unsigned n_counters;
+    const struct pmu_desc *d;
     struct pmu_event *events;
     size_t max, count;
 };
@@ -162,7 +287,7 @@ static bool event_line(void *arg, unsigned line, char *text)
         bad(&ep->lp, "more than %s events; the rest are ignored", "1024");
         return false;
     }
-    if (parse_line(&ep->lp, text, ep->vendor, ep->n_counters, &ep->events[ep->count]))
+    if (parse_line(&ep->lp, text, ep->d, &ep->events[ep->count]))
         ep->count++;
     return true;
 }
@@ -174,11 +299,11 @@ static void event_long_line(void *arg, unsigned line)
     bad(&ep->lp, "line longer than %s characters", "511");
 }
 
-size_t pmu_config_parse(const char *text, size_t len, enum cpu_vendor vendor, unsigned n_counters,
+size_t pmu_config_parse(const char *text, size_t len, const struct pmu_desc *d,
                         struct pmu_event *events, size_t max, pmu_config_error_fn on_error,
                         void *arg)
 {
-    struct event_parse ep = { { 0, on_error, arg, "" }, vendor, n_counters, events, max, 0 };
+    struct event_parse ep = { { 0, on_error, arg, "" }, d, events, max, 0 };
     config_for_each_line(text, len, event_line, event_long_line, &ep);
     return ep.count;
 }

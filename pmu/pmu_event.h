@@ -1,13 +1,26 @@
 /*
  * pmu_event.h — nanoBench's performance-counter config format:
  *
- *   EvtSel.UMASK(.CMSK=n)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=n)
+ *   EvtSel.UMASK(.CMSK=n)(.AnyT)(.EDG)(.INV)(.TakenAlone)(.CTR=set)
  *       (.MSR_3F6H=x)(.MSR_PF=x)(.MSR_RSP0=x)(.MSR_RSP1=x) Name
  *
  * EvtSel and UMASK are hex (2 digits for Intel, 3 for AMD's 12-bit event
- * codes); CMSK and CTR decimal or 0x-hex; MSR values hex. '#' lines and
- * blank lines are ignored. A bad line is reported (file line and reason)
- * and skipped; the other events are still measured.
+ * codes); CMSK decimal or 0x-hex; MSR values hex. '#' lines and blank lines
+ * are ignored. A bad line is reported (file line and reason) and skipped;
+ * the other events are still measured.
+ *
+ * `.CTR=` takes a set of general-purpose counters the event may use:
+ * `.CTR=n` (nanoBench's meaning: pinned to counter n), `.CTR=0-3`,
+ * `.CTR=0,1,2,3`, or a mix `.CTR=0-1,4` (decimal numbers, ascending or not,
+ * no spaces). A single number beyond this CPU's counters is an error; a set
+ * with more than one counter is cut to the counters this CPU has, and is an
+ * error only when none of them remains (configs list the counters of the
+ * largest part, e.g. 0-7 for Skylake without Hyper-Threading, and stay
+ * usable on the 4-counter part).
+ *
+ * The parser knows the PMU (struct pmu_desc): which counters exist, the
+ * vendor (AMD has no AnyThread bit and none of the auxiliary MSRs) and
+ * whether AnyThread is deprecated (Intel perfmon v5+, CPUID.0AH:EDX[15]).
  */
 #ifndef PMU_EVENT_H
 #define PMU_EVENT_H
@@ -36,7 +49,8 @@ struct pmu_event {
     uint8_t umask;
     uint8_t cmask;
     bool any, edge, inv, taken_alone;
-    int ctr;         /* required counter, or -1 */
+    int ctr;         /* `.CTR=n` with a single number: the pinned counter; else -1 */
+    uint32_t ctr_mask; /* counters the event may use (bit i = counter i); 0 = any */
     uint64_t aux[AUX_COUNT];
     bool has_aux[AUX_COUNT];
     unsigned line;   /* line in the config file */
@@ -45,11 +59,16 @@ struct pmu_event {
 /* Called for every bad line; the line is skipped. */
 typedef void (*pmu_config_error_fn)(void *arg, unsigned line, const char *message);
 
+struct pmu_desc;
+
+/* Writes a counter set as the config format spells it ("0-3", "0,2,4-5"); returns the length. */
+size_t pmu_counter_set_format(uint32_t mask, char *out, size_t cap);
+
 /*
- * Parses config text for `vendor` with `n_counters` general-purpose counters
- * (for the .CTR check). Returns the number of events stored (at most max).
+ * Parses config text for the PMU `d` (vendor, counter bitmap, AnyThread
+ * deprecation). Returns the number of events stored (at most max).
  */
-size_t pmu_config_parse(const char *text, size_t len, enum cpu_vendor vendor, unsigned n_counters,
+size_t pmu_config_parse(const char *text, size_t len, const struct pmu_desc *d,
                         struct pmu_event *events, size_t max, pmu_config_error_fn on_error,
                         void *arg);
 

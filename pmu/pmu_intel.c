@@ -3,6 +3,7 @@
  * 20.2): PERFEVTSELx/PMCx pairs, fixed counters and the global control.
  */
 #include "pmu.h"
+#include "cpuid_bits.h"
 #include "pmu_msrs.h"
 
 static uint32_t intel_ctl_msr(const struct pmu_desc *d, unsigned i)
@@ -12,8 +13,10 @@ static uint32_t intel_ctl_msr(const struct pmu_desc *d, unsigned i)
 }
 
 /*
- * Counters are only ever cleared (written with 0), for which the legacy
- * alias is exact; IA32_A_PMCx would matter only for values with bit 31 set.
+ * The engine only ever clears counters (writes 0), for which the legacy
+ * alias is exact. pmu_session_end restores the values found through
+ * IA32_A_PMCx when IA32_PERF_CAPABILITIES.FW_WRITE allows it: the legacy
+ * alias writes EAX sign-extended (SDM vol. 3B 20.2.6).
  */
 static uint32_t intel_ctr_msr(const struct pmu_desc *d, unsigned i)
 {
@@ -35,12 +38,16 @@ static uint64_t intel_encode(const struct pmu_event *ev)
     return v;
 }
 
-/* Fixed counters 0-2: INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD, CPU_CLK_UNHALTED.REF_TSC. */
+/*
+ * Fixed counters 0-2: INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD,
+ * CPU_CLK_UNHALTED.REF_TSC. Only those the CPU has (perfmon v5 may leave
+ * holes: CPUID.0AH:ECX bitmap, SDM vol. 3B 20.2.5) are used.
+ */
 #define INTEL_FIXED_USED 3u
 
-static unsigned fixed_used(const struct pmu_desc *d)
+static uint32_t fixed_used(const struct pmu_desc *d)
 {
-    return d->n_fixed < INTEL_FIXED_USED ? d->n_fixed : INTEL_FIXED_USED;
+    return pmu_fixed_mask(d) & pmu_low_bits(INTEL_FIXED_USED);
 }
 
 /* IA32_PERF_GLOBAL_CTRL exists from architectural perfmon version 2 on. */
@@ -53,33 +60,74 @@ static uint64_t intel_global_enable(const struct pmu_desc *d, uint32_t gp_mask, 
 {
     uint64_t v = gp_mask;
     if (fixed)
-        v |= ((1ull << fixed_used(d)) - 1) << GLOBAL_CTRL_FIXED_SHIFT;
+        v |= (uint64_t)fixed_used(d) << GLOBAL_CTRL_FIXED_SHIFT;
     return v;
 }
+
+const char *const pmu_intel_fixed_names[INTEL_FIXED_USED] = { "Instructions retired",
+                                                              "Core cycles", "Reference cycles" };
 
 /* nanoBench's names for the fixed counters. */
 static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
 {
-    static const char *const names[INTEL_FIXED_USED] = { "Instructions retired", "Core cycles",
-                                                         "Reference cycles" };
-    size_t n = fixed_used(d);
-    for (size_t i = 0; i < n; i++)
-        out[i] = (struct counter_read){ READ_PMC, RDPMC_FIXED | (uint32_t)i, names[i] };
+    size_t n = 0;
+    for (uint32_t i = 0; i < INTEL_FIXED_USED; i++) {
+        if (fixed_used(d) & (1u << i))
+            out[n++] = (struct counter_read){ READ_PMC, RDPMC_FIXED | i, pmu_intel_fixed_names[i],
+                                              d->fixed_width };
+    }
     return n;
 }
 
-static void intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on)
+static int checked_write(const struct nb_platform *p, uint32_t msr, uint64_t value,
+                         struct pmu_write_fault *fault)
 {
-    unsigned n = fixed_used(d);
-    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, 0);
+    if (p->write_msr(p->ctx, msr, value) == NB_OK)
+        return NB_OK;
+    fault->msr = msr;
+    fault->value = value;
+    return NB_EFAULT;
+}
+
+/* Stop (SDM vol. 3B 20.2.2: a field of 0 disables the counter), clear, then enable all rings. */
+static int intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+                               struct pmu_write_fault *fault)
+{
+    if (fixed_used(d) == 0)
+        return NB_OK; /* nothing to program, nothing to read */
+    if (checked_write(p, MSR_IA32_FIXED_CTR_CTRL, 0, fault) != NB_OK)
+        return NB_EFAULT;
     if (!on)
-        return;
+        return NB_OK;
     uint64_t ctrl = 0;
-    for (unsigned i = 0; i < n; i++) {
-        p->write_msr(p->ctx, MSR_IA32_FIXED_CTR0 + i, 0);
+    for (unsigned i = 0; i < INTEL_FIXED_USED; i++) {
+        if (!(fixed_used(d) & (1u << i)))
+            continue;
+        if (checked_write(p, MSR_IA32_FIXED_CTR0 + i, 0, fault) != NB_OK)
+            return NB_EFAULT;
         ctrl |= FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR);
     }
-    p->write_msr(p->ctx, MSR_IA32_FIXED_CTR_CTRL, ctrl);
+    if (checked_write(p, MSR_IA32_FIXED_CTR_CTRL, ctrl, fault) != NB_OK) {
+        /* A rejected write changes nothing (#GP): the fields are still 0. */
+        return NB_EFAULT;
+    }
+    return NB_OK;
+}
+
+/*
+ * Linux (intel_pmu_init) deploys its TSX force-abort handling only when
+ * CPUID.(7,0):EDX[13] is set and EDX[11] RTM_ALWAYS_ABORT is not: newer
+ * microcode aborts every transaction anyway and leaves PMC3 alone.
+ */
+enum pmu_tfa pmu_intel_tsx_force_abort(const struct nb_platform *p, const struct machine_info *m)
+{
+    uint32_t r[4];
+    if (m->vendor_id != VENDOR_INTEL || m->max_leaf < CPUID_LEAF_STRUCTURED_EXT)
+        return PMU_TFA_NONE;
+    p->cpuid(p->ctx, CPUID_LEAF_STRUCTURED_EXT, 0, r);
+    if (!(r[CPUID_EDX] & CPUID_07_EDX_TSX_FORCE_ABORT))
+        return PMU_TFA_NONE;
+    return (r[CPUID_EDX] & CPUID_07_EDX_RTM_ALWAYS_ABORT) ? PMU_TFA_RTM_ALWAYS_ABORT : PMU_TFA_NEEDED;
 }
 
 const struct pmu_ops pmu_intel_ops = {
@@ -92,4 +140,6 @@ const struct pmu_ops pmu_intel_ops = {
     .global_enable = intel_global_enable,
     .fixed_reads = intel_fixed_reads,
     .program_fixed = intel_program_fixed,
+    .global_status_msr = MSR_IA32_PERF_GLOBAL_STATUS,
+    .global_status_reset_msr = MSR_IA32_PERF_GLOBAL_STATUS_RESET,
 };

@@ -18,7 +18,8 @@
 #define MSR_IA32_FIXED_CTR_CTRL 0x38Du
 #define MSR_IA32_PERF_GLOBAL_STATUS 0x38Eu
 #define MSR_IA32_PERF_GLOBAL_CTRL 0x38Fu
-#define MSR_IA32_PERF_GLOBAL_OVF_CTRL 0x390u
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL 0x390u /* v2/v3; IA32_PERF_GLOBAL_STATUS_RESET from v4 */
+#define MSR_IA32_PERF_GLOBAL_STATUS_RESET MSR_IA32_PERF_GLOBAL_OVF_CTRL
 #define MSR_IA32_A_PMC0 0x4C1u          /* full-width alias, PERF_CAPABILITIES.FW_WRITE */
 #define MSR_OFFCORE_RSP_0 0x1A6u        /* nanoBench .MSR_RSP0 */
 #define MSR_OFFCORE_RSP_1 0x1A7u        /* nanoBench .MSR_RSP1 */
@@ -45,11 +46,32 @@
 #define FIXED_CTR_CTRL_PMI 0x8ull
 #define FIXED_CTR_CTRL_FIELD(i, bits) ((uint64_t)(bits) << (4u * (i)))
 
+/*
+ * IA32_PERF_GLOBAL_STATUS (SDM vol. 3B 20.2.2, 20.2.4): bit i overflow of GP
+ * counter i, bit 32+i of fixed counter i, and from v4 the LBR_Frz (58) and
+ * CTR_Frz (59) freeze bits; 62 OvfBuf, 63 CondChgd. A 1 written to the same
+ * bit of IA32_PERF_GLOBAL_OVF_CTRL / _STATUS_RESET clears it.
+ */
+#define GLOBAL_STATUS_CTR_FRZ (1ull << 59)
+#define GLOBAL_STATUS_COND_CHGD (1ull << 63)
+
 /* IA32_PERF_GLOBAL_CTRL: bit i enables GP counter i, bit 32+i fixed counter i. */
 #define GLOBAL_CTRL_FIXED_SHIFT 32
 
 /* IA32_PERF_CAPABILITIES.FW_WRITE (bit 13): IA32_A_PMCx exist. */
 #define PERF_CAPABILITIES_FW_WRITE (1ull << 13)
+/* IA32_PERF_CAPABILITIES.PERF_METRICS_AVAILABLE (bit 15): IA32_PERF_METRICS exists (SDM vol. 3B 20.3.9.3). */
+#define PERF_CAPABILITIES_PERF_METRICS (1ull << 15)
+
+/*
+ * TSX force-abort (Intel's "Performance Monitoring Impact of Intel TSX"
+ * erratum guidance for Skylake-era parts; Linux intel_set_tfa): where
+ * CPUID.(7,0):EDX[13] is set, microcode uses PMC3 to keep RTM working unless
+ * MSR_TSX_FORCE_ABORT.RTM_FORCE_ABORT makes every RTM transaction abort.
+ */
+#define MSR_TSX_FORCE_ABORT 0x10Fu
+#define TSX_FORCE_ABORT_RTM (1ull << 0)
+#define TFA_COUNTER 3u
 
 /* RDPMC ECX bit 30 selects the fixed-function counters (SDM vol. 2B RDPMC). */
 #define RDPMC_FIXED (1u << 30)
@@ -61,6 +83,8 @@
 #define MSR_AMD_PERF_CTR0 0xC0010201u
 #define MSR_AMD_PERF_CNTR_GLOBAL_STATUS 0xC0000300u /* PerfMonV2 */
 #define MSR_AMD_PERF_CNTR_GLOBAL_CTL 0xC0000301u    /* PerfMonV2: bit i enables counter i */
+/* PerfMonV2: a 1 clears the same bit of PerfCntrGlobalStatus (read-only), APM vol. 2 13.2.2. */
+#define MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR 0xC0000302u
 
 /* PERF_CTL bits (APM vol. 2, 13.2.1 "PerfEvtSeln"). */
 #define AMD_PERF_CTL_EVENT_LO_MASK 0xFFull

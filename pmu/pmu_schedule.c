@@ -4,13 +4,27 @@
 #include "pmu_schedule.h"
 #include "nb_text.h"
 
-static bool counter_free(const struct pmu_group *g, unsigned counter)
+#define MAX_COUNTERS 32
+
+uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask)
 {
-    for (unsigned i = 0; i < g->n; i++) {
-        if (g->counter[i] == counter)
-            return false;
+    gp_mask &= pmu_low_bits(PMU_MAX_GP);
+    return ev->ctr_mask ? ev->ctr_mask & gp_mask : gp_mask;
+}
+
+static unsigned popcount(uint32_t v)
+{
+    return (unsigned)__builtin_popcount(v);
+}
+
+uint32_t pmu_lowest_counters(uint32_t gp_mask, unsigned n)
+{
+    uint32_t kept = 0;
+    for (; gp_mask && n; n--) {
+        kept |= gp_mask & -gp_mask;
+        gp_mask &= gp_mask - 1;
     }
-    return true;
+    return kept;
 }
 
 static bool aux_compatible(const struct pmu_group *g, const struct pmu_event *ev)
@@ -22,32 +36,105 @@ static bool aux_compatible(const struct pmu_group *g, const struct pmu_event *ev
     return true;
 }
 
-/* The counter `ev` would take in `g`, or -1. */
-static int pick_counter(const struct pmu_group *g, const struct pmu_event *ev, unsigned n_gp)
+/* A group's events being matched to counters. */
+struct matching {
+    unsigned n;
+    unsigned index[PMU_MAX_GP];    /* event index, most constrained first */
+    uint32_t allowed[PMU_MAX_GP];
+    int counter[PMU_MAX_GP];
+    int owner[MAX_COUNTERS];       /* which member holds each counter, or -1 */
+};
+
+/*
+ * Kuhn's augmenting path: finds member m a counter, its lowest free allowed
+ * one if there is any, else by moving another member elsewhere.
+ */
+static bool augment(struct matching *mt, unsigned m, uint32_t *visited)
 {
-    if (g->alone || (ev->taken_alone && g->n > 0) || !aux_compatible(g, ev))
-        return -1;
-    if (ev->ctr >= 0)
-        return ((unsigned)ev->ctr < n_gp && counter_free(g, (unsigned)ev->ctr)) ? ev->ctr : -1;
-    for (unsigned c = 0; c < n_gp; c++) {
-        if (counter_free(g, c))
-            return (int)c;
+    uint32_t free_allowed = 0;
+    for (unsigned c = 0; c < MAX_COUNTERS; c++) {
+        if (mt->owner[c] < 0)
+            free_allowed |= 1u << c;
     }
-    return -1;
+    free_allowed &= mt->allowed[m];
+    if (free_allowed) {
+        unsigned c = (unsigned)__builtin_ctz(free_allowed);
+        *visited |= 1u << c;
+        mt->owner[c] = (int)m;
+        mt->counter[m] = (int)c;
+        return true;
+    }
+    for (unsigned c = 0; c < MAX_COUNTERS; c++) {
+        uint32_t bit = 1u << c;
+        if (!(mt->allowed[m] & bit) || (*visited & bit))
+            continue;
+        *visited |= bit;
+        if (augment(mt, (unsigned)mt->owner[c], visited)) {
+            mt->owner[c] = (int)m;
+            mt->counter[m] = (int)c;
+            return true;
+        }
+    }
+    return false;
 }
 
-static void place(struct pmu_group *g, const struct pmu_event *ev, unsigned index, unsigned counter)
+/* Adds event `index` to the member list, keeping most-constrained-first order. */
+static void add_member(struct matching *mt, unsigned index, uint32_t allowed)
 {
-    /* Keep the group's events in config order (the report prints in that order). */
-    unsigned at = g->n;
-    while (at > 0 && g->event_index[at - 1] > index) {
-        g->event_index[at] = g->event_index[at - 1];
-        g->counter[at] = g->counter[at - 1];
+    unsigned at = mt->n;
+    while (at > 0 && (popcount(mt->allowed[at - 1]) > popcount(allowed) ||
+                      (popcount(mt->allowed[at - 1]) == popcount(allowed) && mt->index[at - 1] > index))) {
+        mt->index[at] = mt->index[at - 1];
+        mt->allowed[at] = mt->allowed[at - 1];
         at--;
     }
-    g->event_index[at] = index;
-    g->counter[at] = counter;
-    g->n++;
+    mt->index[at] = index;
+    mt->allowed[at] = allowed;
+    mt->n++;
+}
+
+/*
+ * Whether group g plus event `index` can all have counters; if so, writes
+ * the group back with the new assignment (events in config order).
+ */
+static bool try_join(struct pmu_group *g, const struct pmu_event *events, unsigned index,
+                     uint32_t gp_mask)
+{
+    const struct pmu_event *ev = &events[index];
+    if (g->alone || (ev->taken_alone && g->n > 0) || !aux_compatible(g, ev) ||
+        g->n >= popcount(gp_mask & pmu_low_bits(PMU_MAX_GP)))
+        return false;
+    struct matching mt;
+    mt.n = 0;
+    uint32_t all = pmu_event_counters(ev, gp_mask);
+    for (unsigned k = 0; k < g->n; k++) {
+        uint32_t allowed = pmu_event_counters(&events[g->event_index[k]], gp_mask);
+        add_member(&mt, g->event_index[k], allowed);
+        all |= allowed;
+    }
+    add_member(&mt, index, pmu_event_counters(ev, gp_mask));
+    if (popcount(all) < mt.n)
+        return false; /* Hall's condition fails for the whole group */
+    for (unsigned c = 0; c < MAX_COUNTERS; c++)
+        mt.owner[c] = -1;
+    for (unsigned m = 0; m < mt.n; m++) {
+        uint32_t visited = 0;
+        if (!augment(&mt, m, &visited))
+            return false;
+    }
+    /* Write back in config order (the report prints in that order). */
+    g->n = 0;
+    for (unsigned m = 0; m < mt.n; m++) {
+        unsigned at = g->n;
+        while (at > 0 && g->event_index[at - 1] > mt.index[m]) {
+            g->event_index[at] = g->event_index[at - 1];
+            g->counter[at] = g->counter[at - 1];
+            at--;
+        }
+        g->event_index[at] = mt.index[m];
+        g->counter[at] = (unsigned)mt.counter[m];
+        g->n++;
+    }
     g->alone |= ev->taken_alone;
     for (int a = 0; a < AUX_COUNT; a++) {
         if (ev->has_aux[a]) {
@@ -55,34 +142,33 @@ static void place(struct pmu_group *g, const struct pmu_event *ev, unsigned inde
             g->aux[a] = ev->aux[a];
         }
     }
+    return true;
 }
 
-size_t pmu_schedule(const struct pmu_event *events, size_t n, unsigned n_gp,
+size_t pmu_schedule(const struct pmu_event *events, size_t n, uint32_t gp_mask,
                     struct pmu_group *groups)
 {
     size_t n_groups = 0;
-    if (n_gp == 0)
+    gp_mask &= pmu_low_bits(PMU_MAX_GP);
+    if (gp_mask == 0)
         return 0;
-    for (int pass = 0; pass < 2; pass++) {
+    /*
+     * Most constrained first: for each number of allowed counters, from 1
+     * up, the events with that many in config order (no sort buffer needed).
+     */
+    for (unsigned width = 1; width <= popcount(gp_mask); width++) {
         for (size_t i = 0; i < n; i++) {
-            const struct pmu_event *ev = &events[i];
-            bool pinned = ev->ctr >= 0;
-            if (pinned != (pass == 0))
+            uint32_t allowed = pmu_event_counters(&events[i], gp_mask);
+            if (popcount(allowed) != width)
                 continue;
-            if (pinned && (unsigned)ev->ctr >= n_gp)
-                continue; /* the parser rejects these; never schedule them */
             size_t g = 0;
-            int counter = -1;
-            for (; g < n_groups; g++) {
-                if ((counter = pick_counter(&groups[g], ev, n_gp)) >= 0)
-                    break;
-            }
+            while (g < n_groups && !try_join(&groups[g], events, (unsigned)i, gp_mask))
+                g++;
             if (g == n_groups) {
                 nb_memset(&groups[g], 0, sizeof(groups[g]));
                 n_groups++;
-                counter = pick_counter(&groups[g], ev, n_gp);
+                try_join(&groups[g], events, (unsigned)i, gp_mask); /* an empty group takes it */
             }
-            place(&groups[g], ev, (unsigned)i, (unsigned)counter);
         }
     }
     return n_groups;

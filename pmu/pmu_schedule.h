@@ -3,10 +3,22 @@
  * events than general-purpose counters. Each group is measured by its own
  * runs of the benchmark (no multiplexing), so fewer groups mean fewer runs.
  *
- * Constraints: `.CTR=n` pins an event to counter n; `.TakenAlone` events get
+ * Constraints: each event may use the counters of its `.CTR=` set (all
+ * counters when it has none; `.CTR=n` pins it to n); `.TakenAlone` events get
  * a group of their own; each auxiliary MSR (offcore RSP0/RSP1, 3F6H, PF) can
  * hold one value per group, so events needing different values are split.
- * Events with a pinned counter are placed first, then the rest first-fit.
+ *
+ * Algorithm: events are placed most-constrained first (fewest allowed
+ * counters, then config order), each into the first group where it fits.
+ * "Fits" is decided by a bipartite matching of the group's events to
+ * counters (augmenting paths, Kuhn), so an event is refused only when no
+ * assignment of the whole group to allowed counters exists — never because
+ * an unconstrained event happened to take the one counter it needs. The
+ * matching visits events most-constrained first and counters from 0 up, so
+ * constrained events get their lowest counters and the rest fill in. The
+ * number of groups is that of this greedy placement: not proven minimal
+ * (that is bin packing), but no group is opened while an existing one can
+ * take the event.
  */
 #ifndef PMU_SCHEDULE_H
 #define PMU_SCHEDULE_H
@@ -27,11 +39,20 @@ struct pmu_group {
     bool has_aux[AUX_COUNT];
 };
 
+/* The counters `ev` may use among `gp_mask` (0 when none of them). */
+uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask);
+
+/* The lowest `n` counters of `gp_mask` (what -no_mem leaves room to read). */
+uint32_t pmu_lowest_counters(uint32_t gp_mask, unsigned n);
+
 /*
- * Schedules events[0..n) on n_gp counters into groups[] (room for n groups).
- * Returns the number of groups; 0 when there are no events.
+ * Schedules events[0..n) on the counters of `gp_mask` (bit i = counter i;
+ * counters from PMU_MAX_GP on are not used) into groups[] (room for n
+ * groups). An event none of whose counters is in gp_mask is left out (the
+ * parser rejects those; -no_mem can leave fewer counters). Returns the number
+ * of groups; 0 when there are no events or no counters.
  */
-size_t pmu_schedule(const struct pmu_event *events, size_t n, unsigned n_gp,
+size_t pmu_schedule(const struct pmu_event *events, size_t n, uint32_t gp_mask,
                     struct pmu_group *groups);
 
 #endif

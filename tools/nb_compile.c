@@ -89,6 +89,14 @@ static bool parse_bench(struct compile *c, struct bench *b, int argc, char **arg
         error_at(c, b, "options -suite, -image, -results and -icount belong on the command line");
         return false;
     }
+    if (b->o.qemu_icount >= 0) {
+        error_at(c, b, "option -qemu_icount is set by the CLI from -icount (it tells the image it "
+                       "runs under QEMU -icount); do not give it yourself");
+        return false;
+    }
+    /* The image's "if icount=N" checks hold only in the QEMU run the CLI starts itself. */
+    if (c->cli.icount >= 0 && !c->cli.image_path)
+        b->o.qemu_icount = c->cli.icount;
     if (b->o.finish_set)
         c->finish = b->o.finish;
     return true;

@@ -3,11 +3,15 @@
  */
 #define _GNU_SOURCE
 #include "nb_plan.h"
+#include "cpuid_bits.h"
 #include "host_file.h"
+#include "machine.h"
 #include "nb_text.h"
 #include "pmu.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
+#include "pmu_models.h"
+#include "pmu_msrs.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
 
@@ -15,19 +19,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The recording platform: MSR reads return 0, writes are printed. */
+#define PLAN_CPU_SYNTAX "VENDOR:FAMILY:MODEL[:p|:e][:GPCOUNTERS]"
+
+/* The described processor: CPUID and IA32_PERF_CAPABILITIES from its model row. */
+struct plan_cpu {
+    struct pmu_model_cpu cpu;
+    bool printing; /* MSR writes are printed once detection is over */
+};
+
+static void plan_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+    pmu_model_cpuid(&((struct plan_cpu *)ctx)->cpu, leaf, subleaf, r);
+}
+
+/* The recording platform: MSR reads return 0 (IA32_PERF_CAPABILITIES the model's), writes are printed. */
 static int plan_read_msr(void *ctx, uint32_t msr, uint64_t *value)
 {
-    (void)ctx;
-    (void)msr;
-    *value = 0;
+    struct plan_cpu *pc = ctx;
+    *value = msr == MSR_IA32_PERF_CAPABILITIES ? pmu_model_perf_capabilities(&pc->cpu) : 0;
     return NB_OK;
 }
 
 static int plan_write_msr(void *ctx, uint32_t msr, uint64_t value)
 {
-    (void)ctx;
-    printf("wrmsr 0x%x 0x%llx\n", msr, (unsigned long long)value);
+    struct plan_cpu *pc = ctx;
+    if (pc->printing)
+        printf("wrmsr 0x%x 0x%llx\n", msr, (unsigned long long)value);
     return NB_OK;
 }
 
@@ -40,47 +57,90 @@ static bool parse_number(const char *s, uint32_t *out)
     return true;
 }
 
-/* Zen 4: family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh; family 1Ah (Zen 5) and later. */
+/* AMD PerfMonV2 (Zen 4 and later): family 19h models 10h-1Fh, 60h-AFh; family 1Ah on (Linux amd.c). */
 static bool amd_has_perfmon_v2(uint32_t family, uint32_t model)
 {
     if (family >= 0x1A)
         return true;
-    return family == 0x19 && ((model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0x7F) ||
-                              (model >= 0xA0 && model <= 0xAF));
+    return family == 0x19 && ((model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0xAF));
 }
 
-static int parse_plan_cpu(const char *spec, struct pmu_desc *d)
+static int bad_spec(const char *spec, const char *why)
 {
-    char copy[128];
+    fprintf(stderr, "nanobench: -plan_cpu '%s': %s\n", spec, why);
+    return 2;
+}
+
+/*
+ * VENDOR:FAMILY:MODEL[:p|:e][:GPCOUNTERS]. A model of pmu/pmu_models.c takes
+ * its facts from there (GPCOUNTERS overrides its count, e.g. 8 for Skylake
+ * with Hyper-Threading off); another model needs GPCOUNTERS and gets a
+ * generic description (Intel: perfmon v4, 48-bit counters, 3 fixed; AMD
+ * family 17h+: PerfCtrExtCore, PerfMonV2 on Zen 4 model ranges).
+ */
+static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_override)
+{
+    char copy[128], msg[200];
     snprintf(copy, sizeof(copy), "%s", spec ? spec : "");
-    char *fields[5] = { 0 };
+    char *fields[6] = { 0 };
     int n = 0;
-    for (char *tok = strtok(copy, ":"); tok && n < 5; tok = strtok(NULL, ":"))
+    for (char *tok = strtok(copy, ":"); tok && n < 6; tok = strtok(NULL, ":"))
         fields[n++] = tok;
-    memset(d, 0, sizeof(*d));
-    if (n != 4 || !parse_number(fields[1], &d->family) || !parse_number(fields[2], &d->model) ||
-        !parse_number(fields[3], &d->n_gp) || d->n_gp == 0 || d->n_gp > PMU_MAX_GP) {
-        fprintf(stderr,
-                "nanobench: -plan_cpu '%s': expected VENDOR:FAMILY:MODEL:GPCOUNTERS, e.g. "
-                "intel:6:0x55:4 or amd:0x19:0x61:6 (GPCOUNTERS 1..%d)\n",
-                spec ? spec : "", PMU_MAX_GP);
-        return 2;
+    memset(pc, 0, sizeof(*pc));
+    *n_gp_override = 0;
+    struct pmu_model *row = &pc->cpu.row;
+    snprintf(msg, sizeof(msg),
+             "expected " PLAN_CPU_SYNTAX ", e.g. intel:6:0x55, intel:6:0x55:8, intel:6:0x97:p or "
+             "amd:0x19:0x61 (GPCOUNTERS 1..%d)", PMU_MAX_GP);
+    if (n < 3 || n > 5 || !parse_number(fields[1], &row->family) || !parse_number(fields[2], &row->model))
+        return bad_spec(spec ? spec : "", msg);
+    int next = 3;
+    if (next < n && (strcmp(fields[next], "p") == 0 || strcmp(fields[next], "e") == 0)) {
+        pc->cpu.core_type = fields[next][0] == 'p' ? HYBRID_CORE_CORE : HYBRID_CORE_ATOM;
+        next++;
     }
-    if (strcmp(fields[0], "intel") == 0) {
-        d->vendor = VENDOR_INTEL;
-        d->version = 4;
-        d->gp_width = 48;
-        d->n_fixed = 3;
-        d->fixed_width = 48;
-    } else if (strcmp(fields[0], "amd") == 0) {
-        d->vendor = VENDOR_AMD;
-        d->gp_width = 48;
-        d->amd_ext_core = d->family >= 0x17;
-        d->amd_perfmon_v2 = amd_has_perfmon_v2(d->family, d->model);
+    if (next < n) {
+        if (!parse_number(fields[next], n_gp_override) || *n_gp_override == 0 ||
+            *n_gp_override > PMU_MAX_GP || next + 1 != n)
+            return bad_spec(spec, msg);
+    }
+    if (strcmp(fields[0], "intel") == 0)
+        row->vendor = VENDOR_INTEL;
+    else if (strcmp(fields[0], "amd") == 0)
+        row->vendor = VENDOR_AMD;
+    else
+        return bad_spec(spec, "vendor must be intel or amd (the image measures RDTSC only on others)");
+
+    const struct pmu_model *known = pmu_model_find(row->vendor, row->family, row->model);
+    if (known) {
+        *row = *known;
+    } else if (row->vendor == VENDOR_INTEL) {
+        if (row->family != 6) {
+            snprintf(msg, sizeof(msg),
+                     "intel family 0x%x: no processor of that family with architectural perfmon "
+                     "version 2 is known; the image would measure RDTSC only", row->family);
+            return bad_spec(spec, msg);
+        }
+        *row = (struct pmu_model){ "unknown model (generic perfmon v4)", VENDOR_INTEL, 6, row->model,
+                                   false, 4, 0, 48, 3, 48, false, false, false, false, false };
     } else {
-        fprintf(stderr, "nanobench: -plan_cpu '%s': vendor must be intel or amd\n", spec);
-        return 2;
+        uint32_t family = row->family, model = row->model;
+        *row = (struct pmu_model){ "unknown model (generic)", VENDOR_AMD, family, model, false, 0,
+                                   6, 48, 0, 0, false, false, false, family >= 0x17,
+                                   amd_has_perfmon_v2(family, model) };
     }
+    if (row->hybrid && !pc->cpu.core_type)
+        return bad_spec(spec, "a hybrid model: add the core type, :p (P-core) or :e (E-core)");
+    if (!row->hybrid && pc->cpu.core_type)
+        return bad_spec(spec, "not a hybrid model: :p / :e apply to hybrid models only");
+    if (!known && !*n_gp_override && (row->vendor == VENDOR_INTEL || row->family >= 0x17)) {
+        snprintf(msg, sizeof(msg),
+                 "model 0x%x is not in the model table (pmu/pmu_models.c): give the counter count, "
+                 "%s:%u:0x%x:GPCOUNTERS", row->model, fields[0], row->family, row->model);
+        return bad_spec(spec, msg);
+    }
+    if (*n_gp_override && row->vendor == VENDOR_INTEL)
+        row->n_gp = (uint8_t)*n_gp_override;
     return 0;
 }
 
@@ -89,53 +149,128 @@ static void config_error(void *arg, unsigned line, const char *message)
     fprintf(stderr, "nanobench: %s:%u: %s (event skipped)\n", (const char *)arg, line, message);
 }
 
+/* What the image's detection found, in full (the fingerprint line is the short form). */
+static void print_cpu(const struct pmu_model *row, const struct pmu_desc *d)
+{
+    char gp[64], fixed[64];
+    pmu_counter_set_format(pmu_gp_mask(d), gp, sizeof(gp));
+    pmu_counter_set_format(pmu_fixed_mask(d), fixed, sizeof(fixed));
+    printf("# cpu: %s (%s family 0x%x model 0x%x%s)\n", row->name, pmu_ops_for(d->vendor)->name,
+           d->family, d->model,
+           !d->core_type ? "" : d->core_type == HYBRID_CORE_CORE ? ", P-core" : ", E-core");
+    if (d->vendor == VENDOR_INTEL) {
+        printf("# pmu: perfmon v%u, %u general-purpose counters {%s} (%u bits), %u fixed {%s} "
+               "(%u bits)%s%s, full-width writes %s, PERF_METRICS %s, AnyThread %s\n",
+               d->version, d->n_gp, gp, d->gp_width, d->n_fixed, fixed, d->fixed_width,
+               d->counters_from_leaf_23h ? " from CPUID.23H" : "",
+               d->hybrid_p_core_counters ? " (P-core: CPUID.0AH reports the common subset)" : "",
+               d->full_width_writes ? "yes" : "no", d->perf_metrics ? "yes" : "no",
+               d->anythread_deprecated ? "deprecated" : "available");
+    } else {
+        printf("# pmu: %u counters {%s} (%u bits), PerfCtrExtCore %s, PerfMonV2 %s\n", d->n_gp, gp,
+               d->gp_width, d->amd_ext_core ? "yes" : "no", d->amd_perfmon_v2 ? "yes" : "no");
+    }
+    char missing[2][160];
+    for (size_t i = 0, n = pmu_desc_missing(d, missing); i < n; i++)
+        printf("# pmu: %s\n", missing[i]);
+}
+
+/* "NAME@PMCn", and the allowed set when the event may not use every counter. */
+static void print_group(size_t number, const struct pmu_group *group, const struct pmu_event *events,
+                        uint32_t gp_mask)
+{
+    printf("group %zu:", number);
+    for (unsigned k = 0; group && k < group->n; k++) {
+        const struct pmu_event *ev = &events[group->event_index[k]];
+        printf(" %s@PMC%u", ev->name, group->counter[k]);
+        uint32_t allowed = pmu_event_counters(ev, gp_mask);
+        if (allowed != (gp_mask & pmu_low_bits(PMU_MAX_GP))) {
+            char set[64];
+            pmu_counter_set_format(allowed, set, sizeof(set));
+            printf("{%s}", set);
+        }
+    }
+    printf("\n");
+}
+
 int nb_plan(const struct bench_options *o, const char *config, size_t config_len,
             const char *config_name)
 {
-    struct pmu_desc d;
+    struct plan_cpu pc;
+    unsigned n_gp_override;
     if (!o->plan_cpu) {
-        fprintf(stderr, "nanobench: -plan needs -plan_cpu VENDOR:FAMILY:MODEL:GPCOUNTERS\n");
+        fprintf(stderr, "nanobench: -plan needs -plan_cpu " PLAN_CPU_SYNTAX "\n");
         return 2;
     }
-    if (parse_plan_cpu(o->plan_cpu, &d) != 0)
+    if (parse_plan_cpu(o->plan_cpu, &pc, &n_gp_override) != 0)
         return 2;
+
+    /* The image's own detection, on the CPUID and MSRs of that model. */
+    struct nb_platform platform = { .ctx = &pc, .cpuid = plan_cpuid, .read_msr = plan_read_msr,
+                                    .write_msr = plan_write_msr };
+    struct machine_info mi;
+    struct pmu_desc d;
+    char why[200] = "";
+    machine_identify(&platform, &mi);
+    if (!pmu_detect(&platform, &mi, &d, why, sizeof(why))) {
+        fprintf(stderr, "nanobench: -plan_cpu '%s': the image would find no usable PMU (%s) and "
+                        "measure RDTSC only\n", o->plan_cpu, why);
+        return 2;
+    }
+    if (n_gp_override) {
+        /* The override is the count the image would see (e.g. Hyper-Threading off). */
+        d.n_gp = n_gp_override;
+        d.gp_mask = pmu_low_bits(n_gp_override);
+    }
+    pc.printing = true;
 
     char *owned = NULL;
     char *owned_name = NULL;
+    char arch[512];
     if (!config) {
         /* What the image would choose: configs/cpu_map.txt, else the architectural events. */
         const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
         char *map_path = host_path_join(root, "configs/cpu_map.txt");
         size_t map_len;
         char *map = host_read_file(map_path, &map_len);
-        char rel[96];
-        if (map && pmu_config_map_lookup(map, map_len, d.vendor, d.family, d.model, 0, rel, sizeof(rel))) {
-            owned_name = host_path_join(root, rel);
+        struct config_choice choice;
+        enum config_match match = map ? pmu_config_map_choose(map, map_len, d.vendor, d.family,
+                                                              d.model, d.core_type, &choice)
+                                      : CONFIG_MATCH_NONE;
+        if (match != CONFIG_MATCH_NONE) {
+            owned_name = host_path_join(root, choice.path);
             owned = host_read_file(owned_name, &config_len);
         }
+        /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
+        if (match == CONFIG_MATCH_CLOSEST)
+            fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
+                    "using the table of the closest listed model, 0x%x\n", d.family, d.model,
+                    choice.model);
         free(map);
         free(map_path);
-        config = owned ? owned : pmu_arch_events(d.vendor);
-        config_len = owned ? config_len : strlen(config);
+        if (owned) {
+            config = owned;
+        } else {
+            config_len = pmu_arch_events_for(&d, arch, sizeof(arch));
+            config = arch;
+        }
         config_name = owned ? owned_name : "built-in architectural events";
     }
     printf("# plan for %s: %s, config %s\n", o->plan_cpu, pmu_ops_for(d.vendor)->name, config_name);
+    print_cpu(&pc.cpu.row, &d);
 
     struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
     struct pmu_group *groups = calloc(PMU_MAX_EVENTS, sizeof(*groups));
-    size_t n = pmu_config_parse(config, config_len, d.vendor, d.n_gp, events, PMU_MAX_EVENTS,
-                                config_error, (void *)config_name);
-    size_t n_groups = pmu_schedule(events, n, d.n_gp, groups);
+    size_t n = pmu_config_parse(config, config_len, &d, events, PMU_MAX_EVENTS, config_error,
+                                (void *)config_name);
+    uint32_t gp_mask = pmu_gp_mask(&d);
+    size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
 
-    struct nb_platform platform = { .read_msr = plan_read_msr, .write_msr = plan_write_msr };
     struct pmu_session session;
     pmu_session_begin(&session, &platform, &d);
     for (size_t g = 0; g < n_groups || (g == 0 && o->fixed_counters); g++) {
         const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
-        printf("group %zu:", g + 1);
-        for (unsigned k = 0; group && k < group->n; k++)
-            printf(" %s", events[group->event_index[k]].name);
-        printf("\n");
+        print_group(g + 1, group, events, gp_mask);
         pmu_program_group(&session, events, group, o->fixed_counters && g == 0);
     }
     free(events);

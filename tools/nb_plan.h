@@ -1,8 +1,11 @@
 /*
- * nb_plan.h — `tools/nanobench -plan -plan_cpu VENDOR:FAMILY:MODEL:GPCOUNTERS`:
- * prints, for a described processor, the counter groups of a config and
- * every MSR write the image would make for each group, using the image's own
- * parser, scheduler and vendor code through a recording platform.
+ * nb_plan.h — `tools/nanobench -plan -plan_cpu VENDOR:FAMILY:MODEL[:p|e][:GPCOUNTERS]`:
+ * prints, for a described processor, what the image would find there (the
+ * PMU description of its detection), the counter groups of a config with the
+ * counter of every event, and every MSR write the image would make for each
+ * group, using the image's own detection, parser, scheduler and vendor code
+ * through a platform that answers CPUID from pmu/pmu_models.c and records
+ * MSR writes.
  */
 #ifndef NB_PLAN_H
 #define NB_PLAN_H

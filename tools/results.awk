@@ -5,8 +5,10 @@
 # framed lines are the image's own).
 #
 # Variables (awk -v):
-#   mode=single|suite  single: the lines of the only benchmark, without its
-#                      [name] header; suite: every benchmark as [name] + lines
+#   mode=single|suite|selftest  single: the lines of the only benchmark,
+#                      without its [name] header; suite: every benchmark as
+#                      [name] + lines; selftest: only the image's check: and
+#                      selftest: lines (tools/nanobench -selftest)
 #   serial=1           the input is a raw serial log (keep framed lines only)
 #   stream=1           print every line of the image as it arrives, nothing else
 #   total=N            benchmarks in the suite, for the progress line
@@ -16,8 +18,8 @@
 # A benchmark's lines are printed when it has finished (the next [name] or
 # the end banner); a boot banner in the middle of a block means the machine
 # reset while it ran: the resumed boot reports that benchmark again.
-# Exit status: 0, 1 when a benchmark reported an error, 3 when there is no
-# end banner (the run died).
+# Exit status: 0, 1 when a benchmark reported an error (selftest: when a
+# check FAILED), 3 when there is no end banner (the run died).
 
 function now(   t) { srand(); t = srand(); return t }
 function out(line) { print line; fflush() }
@@ -41,6 +43,11 @@ function flush_block(   i, l) {
     clear_progress()
     for (i = 1; i <= nblk; i++) {
         l = blk[i]
+        if (mode == "selftest") {
+            if (l ~ /^check: /) out(l)
+            if (l ~ /^selftest: /) { out(l); summary = l }
+            continue
+        }
         if (l ~ /^\[[A-Za-z0-9_.-]+\]$/) { if (mode == "suite") out(l); continue }
         if (l ~ /^(pmu|processor|power|smi|frequency): /) { err(l); continue }
         if (l ~ /^error: /) { errors++; err(l); if (mode == "suite") out(l); continue }
@@ -83,5 +90,6 @@ END {
     if (!stream) flush_block()
     clear_progress()
     if (!done) { err("nanobench: the run ended early (no end banner in the report)"); exit 3 }
+    if (mode == "selftest") exit summary ~ /^selftest: PASS [0-9]+\/[0-9]+, 0 failed/ ? 0 : 1
     exit errors ? 1 : 0
 }

@@ -50,5 +50,19 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -cpu %lld", (long long)o->cpu);
     if (o->remove_empty_events)
         fprintf(f, " -remove_empty_events");
+    for (unsigned i = 0; i < o->n_expect; i++) {
+        /* Double quotes group the words; \" and \\ inside them (suite.h). */
+        fputs(" -expect \"", f);
+        for (const char *c = o->expect[i]; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                fputc('\\', f);
+            fputc(*c, f);
+        }
+        fputc('"', f);
+    }
+    if (o->expect_restore)
+        fprintf(f, " -expect_restore");
+    if (o->qemu_icount >= 0)
+        fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");
 }

@@ -2,23 +2,30 @@
  * fuzz_pmu_config.c — libFuzzer target for the event config parser
  * (pmu/pmu_event.h) and the counter scheduler (pmu/pmu_schedule.h).
  *
- * Input: byte 0 gives the number of general-purpose counters (0..16, modulo
- * 17); the rest is config text, parsed once for Intel and once for AMD and
- * then scheduled on that many counters. The event and group arrays have
- * exactly the size promised to the callee.
+ * Input: byte 0 describes the PMU: bits 0-4 give the number of general-
+ * purpose counters (modulo 17), bit 5 removes counter 1 from the bitmap (a
+ * hole, as CPUID.23H may report), bit 6 sets AnyThread deprecation; the rest
+ * is config text, parsed once for Intel and once for AMD and then scheduled
+ * on those counters, and again on only the lowest two of them (what -no_mem
+ * leaves). The event and group arrays have exactly the size promised to the
+ * callee.
  *
  * Invariants (a failure traps):
  *   parser   - at most `max` events; every event has a non-empty name without
- *              spaces, an event code within the vendor's width, .CTR below the
- *              counter count, a line number that grows; every error callback
- *              gets a non-empty, NUL-terminated message and a real line number;
- *              parsing with a smaller `max` yields a prefix of the same events.
- *   schedule - with counters, every event is in exactly one group, in config
- *              order; no two events of a group share a counter; a .CTR event
- *              sits on its counter; a .TakenAlone event is alone in its group
- *              and `alone` is set exactly then; the group's aux MSR values are
- *              the values of its events, which never disagree. With no
- *              counters there are no groups.
+ *              spaces, an event code within the vendor's width, a line number
+ *              that grows; a counter set (ctr_mask) that is non-empty and
+ *              only has counters of the bitmap, a pinned counter (.CTR=n)
+ *              that is the whole set; no AnyThread on AMD or when deprecated,
+ *              no auxiliary MSR on AMD; every error callback gets a non-empty,
+ *              NUL-terminated message and a real line number; parsing with a
+ *              smaller `max` yields a prefix of the same events.
+ *   schedule - with counters, every event that may use one of them is in
+ *              exactly one group, in config order, and the others in none;
+ *              every event sits on a counter of its set and of the bitmap; no
+ *              two events of a group share a counter; a .TakenAlone event is
+ *              alone in its group and `alone` is set exactly then; the group's
+ *              aux MSR values are the values of its events, which never
+ *              disagree. With no counters there are no groups.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,9 +55,11 @@ static void on_error(void *arg, unsigned line, const char *message)
     log->calls++;
 }
 
-static void check_events(const struct pmu_event *ev, size_t n, enum cpu_vendor vendor,
-                         unsigned n_counters, unsigned n_lines)
+static void check_events(const struct pmu_event *ev, size_t n, const struct pmu_desc *d,
+                         unsigned n_lines)
 {
+    enum cpu_vendor vendor = d->vendor;
+    uint32_t avail = pmu_gp_mask(d);
     unsigned last_line = 0;
     for (size_t i = 0; i < n; i++) {
         const struct pmu_event *e = &ev[i];
@@ -59,22 +68,30 @@ static void check_events(const struct pmu_event *ev, size_t n, enum cpu_vendor v
         for (size_t k = 0; k < len; k++)
             FUZZ_CHECK(e->name[k] != ' ' && e->name[k] != '\t' && e->name[k] != '\n');
         FUZZ_CHECK(e->event <= (vendor == VENDOR_AMD ? 0xFFFu : 0xFFu));
-        FUZZ_CHECK(e->ctr == -1 || (e->ctr >= 0 && (unsigned)e->ctr < n_counters));
+        FUZZ_CHECK(e->ctr == -1 || (e->ctr >= 0 && e->ctr < 32 && e->ctr_mask == 1u << e->ctr));
+        FUZZ_CHECK(e->ctr_mask == 0 || (e->ctr_mask & ~avail) == 0);
+        FUZZ_CHECK(!e->any || (vendor == VENDOR_INTEL && !d->anythread_deprecated));
         FUZZ_CHECK(e->line > last_line && e->line <= n_lines);
         last_line = e->line;
-        for (int a = 0; a < AUX_COUNT; a++)
+        for (int a = 0; a < AUX_COUNT; a++) {
             FUZZ_CHECK(e->has_aux[a] || e->aux[a] == 0);
+            FUZZ_CHECK(!e->has_aux[a] || vendor == VENDOR_INTEL);
+        }
     }
 }
 
-static void check_schedule(const struct pmu_event *ev, size_t n, unsigned n_gp,
+static void check_schedule(const struct pmu_event *ev, size_t n, uint32_t gp_mask,
                            const struct pmu_group *groups, size_t n_groups)
 {
-    if (n_gp == 0 || n == 0) {
+    unsigned n_gp = (unsigned)__builtin_popcount(gp_mask);
+    size_t schedulable = 0;
+    for (size_t i = 0; i < n; i++)
+        schedulable += pmu_event_counters(&ev[i], gp_mask) != 0;
+    if (schedulable == 0) {
         FUZZ_CHECK(n_groups == 0);
         return;
     }
-    FUZZ_CHECK(n_groups >= 1 && n_groups <= n);
+    FUZZ_CHECK(n_groups >= 1 && n_groups <= schedulable);
     unsigned char *seen = calloc(n, 1);
     if (!seen)
         abort();
@@ -91,7 +108,8 @@ static void check_schedule(const struct pmu_event *ev, size_t n, unsigned n_gp,
             seen[idx] = 1;
             const struct pmu_event *e = &ev[idx];
             unsigned ctr = grp->counter[i];
-            FUZZ_CHECK(ctr < n_gp);
+            FUZZ_CHECK(ctr < 32 && (gp_mask & (1u << ctr)));
+            FUZZ_CHECK(pmu_event_counters(e, gp_mask) & (1u << ctr));
             for (unsigned j = 0; j < i; j++)
                 FUZZ_CHECK(grp->counter[j] != ctr);
             if (e->ctr >= 0)
@@ -112,7 +130,7 @@ static void check_schedule(const struct pmu_event *ev, size_t n, unsigned n_gp,
             FUZZ_CHECK(grp->has_aux[a] == aux_used[a]);
     }
     for (size_t i = 0; i < n; i++)
-        FUZZ_CHECK(seen[i]); /* the parser only keeps .CTR < n_gp, so all fit */
+        FUZZ_CHECK(seen[i] == (pmu_event_counters(&ev[i], gp_mask) != 0));
     free(seen);
 }
 
@@ -123,47 +141,62 @@ static void check_schedule(const struct pmu_event *ev, size_t n, unsigned n_gp,
  */
 static struct pmu_event events[PMU_MAX_EVENTS];
 
-static void run(const char *text, size_t len, enum cpu_vendor vendor, unsigned n_counters,
-                unsigned n_lines)
+static void schedule_and_check(size_t n, uint32_t gp_mask)
+{
+    size_t room = n ? n : 1;
+    struct pmu_group *groups = malloc(sizeof(*groups) * room);
+    if (!groups)
+        abort();
+    size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
+    check_schedule(events, n, gp_mask, groups, n_groups);
+    free(groups);
+}
+
+static void run(const char *text, size_t len, const struct pmu_desc *d, unsigned n_lines)
 {
     struct error_log log = { n_lines, 0 };
-    size_t n = pmu_config_parse(text, len, vendor, n_counters, events, PMU_MAX_EVENTS,
-                                on_error, &log);
+    size_t n = pmu_config_parse(text, len, d, events, PMU_MAX_EVENTS, on_error, &log);
     FUZZ_CHECK(n <= PMU_MAX_EVENTS);
-    check_events(events, n, vendor, n_counters, n_lines);
+    check_events(events, n, d, n_lines);
 
     /* A smaller limit keeps the first events and stops after them. */
     struct pmu_event *few = malloc(sizeof(*few) * FUZZ_SMALL_MAX);
     if (!few)
         abort();
     struct error_log few_log = { n_lines, 0 };
-    size_t n_few = pmu_config_parse(text, len, vendor, n_counters, few, FUZZ_SMALL_MAX, on_error,
-                                    &few_log);
+    size_t n_few = pmu_config_parse(text, len, d, few, FUZZ_SMALL_MAX, on_error, &few_log);
     FUZZ_CHECK(n_few == (n < FUZZ_SMALL_MAX ? n : FUZZ_SMALL_MAX));
     FUZZ_CHECK(memcmp(few, events, sizeof(*few) * n_few) == 0);
     free(few);
 
-    size_t room = n ? n : 1;
-    struct pmu_group *groups = malloc(sizeof(*groups) * room);
-    if (!groups)
-        abort();
-    size_t n_groups = pmu_schedule(events, n, n_counters, groups);
-    check_schedule(events, n, n_counters, groups, n_groups);
-    free(groups);
+    uint32_t mask = pmu_gp_mask(d);
+    schedule_and_check(n, mask);
+    /* The lowest two counters only, as -no_mem may leave. */
+    uint32_t first = mask & -mask, rest = mask & ~first;
+    uint32_t low2 = first | (rest & -rest);
+    schedule_and_check(n, low2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    unsigned n_counters = data[0] % (PMU_MAX_GP + 1);
+    struct pmu_desc d = { 0 };
+    d.n_gp = (data[0] & 0x1F) % (PMU_MAX_GP + 1);
+    d.gp_mask = pmu_low_bits(d.n_gp);
+    if (data[0] & 0x20)
+        d.gp_mask &= ~2u;
+    d.n_gp = (unsigned)__builtin_popcount(d.gp_mask);
+    d.anythread_deprecated = (data[0] & 0x40) != 0;
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
     unsigned n_lines = 1;
     for (size_t i = 0; i < len; i++)
         n_lines += (text[i] == '\n');
 
-    run(text, len, VENDOR_INTEL, n_counters, n_lines);
-    run(text, len, VENDOR_AMD, n_counters, n_lines);
+    d.vendor = VENDOR_INTEL;
+    run(text, len, &d, n_lines);
+    d.vendor = VENDOR_AMD;
+    run(text, len, &d, n_lines);
     return 0;
 }

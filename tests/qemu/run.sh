@@ -290,6 +290,20 @@ test_magic_bytes_need_no_mem() {
         { echo "missing error line in: $err"; return 1; }
 }
 
+# Vector code: AVX/AVX2/FMA with exact values, YMM state from the init code,
+# the firmware's state restored for the next benchmark, and -cpu 1 (derivations
+# in vector.suite). The fingerprint names the enabled XSAVE components.
+test_vector_suite() {
+    local out rc
+    out=$($NB -suite tests/qemu/vector.suite -icount 4 -results "$TMP/vector" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" && expect_eq "results" "$(cat tests/qemu/vector.expected)" "$out" || return 1
+    # QEMU's max CPU: CPUID.(0DH,0) allows x87|SSE|AVX (and PKRU, which stays
+    # off); the standard-form area is 512 + 64 + 256 bytes.
+    expect_eq "xsave line" "xsave: XCR0 0x7 (x87 SSE AVX), 832-byte area" \
+        "$(grep '^xsave:' "$TMP/vector/run-0001.txt")"
+}
+
 # -cpu 1: the CLI boots two processors; the benchmark and its CPUID run on
 # processor 1 (APIC ID 1), and the result is still exact.
 test_cpu_option() {
@@ -297,6 +311,32 @@ test_cpu_option() {
     out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -cpu 1 -icount 4 -results "$TMP/cpu" 2>/dev/null) || return 1
     expect_eq "output" "RDTSC: 32.00" "$out" || return 1
     expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
+}
+
+# tools/nanobench -selftest: configs/selftest.suite under QEMU -icount 4. The
+# image decides every check itself: RDTSC is exactly 16.00 per instruction
+# (one instruction per copy, 2^4 ticks each), the counter checks are SKIPPED
+# with the fingerprint's no-PMU reason, the -cpu 1 benchmark runs on the second
+# processor the CLI boots, and avx_chain's VADDPS runs because the image
+# enables XSAVE/AVX state (it was #UD before). Nothing FAILs: exit status 0.
+test_selftest() {
+    local out rc suite
+    out=$($NB -selftest -results "$TMP/selftest" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || return 1
+    expect_eq "checks" "$(cat tests/qemu/selftest.expected)" "$out" || return 1
+    expect_eq "results file" "$out" "$(grep -E '^(check|selftest): ' "$TMP/selftest/run-0001.txt")" || return 1
+    # A stick image: no -qemu_icount, so on hardware the RDTSC checks are SKIPPED.
+    $NB -selftest -image "$TMP/selftest.img" 2>/dev/null || return 1
+    suite=$(MTOOLS_SKIP_CHECK=1 mtype -i "$TMP/selftest.img@@1M" ::/nanobench/suite.nb) || return 1
+    grep -qF -- '-expect "RDTSC=16.00 if icount=4"' <<<"$suite" || { echo "no -expect in: $suite"; return 1; }
+    ! grep -qF -- '-qemu_icount' <<<"$suite" || { echo "-qemu_icount in a stick image: $suite"; return 1; }
+    expect_cli_error qemu_icount "option -qemu_icount is set by the CLI from -icount" -asm nop -qemu_icount 4 &&
+    expect_cli_error selftest_suite "nanobench: -selftest runs configs/selftest.suite; it cannot be combined with -suite" \
+        -selftest -suite tests/qemu/engine.suite &&
+    expect_cli_error bad_expect \
+        "nanobench: option -expect: bad value '1.001' (a number with at most 2 decimals, or event names)" \
+        -asm nop -expect "RDTSC=1.001"
 }
 
 # -plan: groups and MSR writes for a described CPU, without booting. Values
@@ -307,7 +347,9 @@ test_plan() {
     local out
     out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan.cfg") || return 1
     expect_eq "intel plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan.cfg
-group 1: STALLS INST
+# cpu: Skylake (intel family 0x6 model 0x55)
+# pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
+group 1: STALLS@PMC0 INST@PMC1
 wrmsr 0x38f 0x0
 wrmsr 0x186 0x0
 wrmsr 0xc1 0x0
@@ -317,7 +359,7 @@ wrmsr 0xc2 0x0
 wrmsr 0x187 0x4300c0
 wrmsr 0x38d 0x0
 wrmsr 0x38f 0x3
-group 2: OFFCORE_A
+group 2: OFFCORE_A@PMC0
 wrmsr 0x38f 0x0
 wrmsr 0x187 0x0
 wrmsr 0x1a6 0x10001
@@ -326,7 +368,7 @@ wrmsr 0xc1 0x0
 wrmsr 0x186 0x4301b7
 wrmsr 0x38d 0x0
 wrmsr 0x38f 0x1
-group 3: OFFCORE_B
+group 3: OFFCORE_B@PMC0
 wrmsr 0x38f 0x0
 wrmsr 0x187 0x0
 wrmsr 0x1a6 0x10002
@@ -338,19 +380,54 @@ wrmsr 0x38f 0x1" "$out" || return 1
     printf '1CF.04 ROLLOVER\n' > "$TMP/amd.cfg"
     out=$($NB -plan -plan_cpu amd:0x19:0x61:1 -config "$TMP/amd.cfg") || return 1
     expect_eq "amd plan" "# plan for amd:0x19:0x61:1: amd, config $TMP/amd.cfg
-group 1: ROLLOVER
+# cpu: Zen 4 (amd family 0x19 model 0x61)
+# pmu: 1 counters {0} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes
+group 1: ROLLOVER@PMC0
 wrmsr 0xc0000301 0x0
 wrmsr 0xc0010200 0x0
 wrmsr 0xc0010201 0x0
 wrmsr 0xc0010200 0x1004304cf
 wrmsr 0xc0000301 0x1" "$out" || return 1
+    # Sapphire Rapids (8 counters from the model table): the PMC0-3-only
+    # event gets PMC0 although the unconstrained one comes first in the config.
+    printf 'C0.00 INST\nD1.01.CTR=0-3 L1_HIT\n' > "$TMP/spr.cfg"
+    out=$($NB -plan -plan_cpu intel:6:0x8f -config "$TMP/spr.cfg" | grep -v '^wrmsr') || return 1
+    expect_eq "spr plan" "# plan for intel:6:0x8f: intel, config $TMP/spr.cfg
+# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)
+# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
+group 1: INST@PMC1 L1_HIT@PMC0{0-3}" "$out" || return 1
+    # What the image would find on each model of pmu/pmu_models.c (facts and
+    # sources there): CPU and PMU lines, the group with counters and sets, and
+    # the last write (global enable: GP counters used | fixed 0-2 << 32).
+    printf 'D1.01.CTR=0-3 L1_HIT\nC0.00 INST\n' > "$TMP/models.cfg"
+    local spec cpu pmu group last
+    while IFS='|' read -r spec cpu pmu group last; do
+        out=$($NB -plan -plan_cpu "$spec" -config "$TMP/models.cfg" -fixed_counters | sed -n '2,4p;$p') || return 1
+        expect_eq "plan $spec" "$cpu
+$pmu
+$group
+$last" "$out" || return 1
+    done <<'TABLE'
+intel:6:0x55|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x55:8|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:e|# cpu: Alder Lake (intel family 0x6 model 0x97, E-core)|# pmu: perfmon v5, 6 general-purpose counters {0-5} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x8f|# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+amd:0x17:0x71|# cpu: Zen 2 (amd family 0x17 model 0x71)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x21|# cpu: Zen 3 (amd family 0x19 model 0x21)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
+amd:0x19:0x61|# cpu: Zen 4 (amd family 0x19 model 0x61)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0000301 0x3
+TABLE
     # Without -config: the config the image would pick for that model.
-    $NB -plan -plan_cpu intel:6:0x55:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
+    $NB -plan -plan_cpu intel:6:0x5E:4 | head -1 | grep -q 'config .*configs/cfg_Skylake_common.txt$' ||
         { echo "no Skylake default config"; return 1; }
     local rc
-    $NB -plan -plan_cpu via:6:1:4 >/dev/null 2>&1
-    rc=$?
-    expect_eq "bad -plan_cpu status" 2 "$rc"
+    # Another vendor, a family the image refuses, a hybrid model without its core type.
+    for spec in via:6:1:4 amd:0x15:0x1 intel:6:0x97; do
+        $NB -plan -plan_cpu $spec >/dev/null 2>&1
+        rc=$?
+        expect_eq "-plan_cpu $spec status" 2 "$rc" || return 1
+    done
 }
 
 # Exceptions in benchmark code become error lines (vector, error code, part,
@@ -361,7 +438,7 @@ test_faults() {
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
     expect_eq "results" "$(cat tests/qemu/faults.expected)" "$out" || return 1
-    grep -q '^nanoBench-EFI done: 12 benchmarks, 10 errors' "$TMP/faults/run-0001.txt" ||
+    grep -q '^nanoBench-EFI done: 16 benchmarks, 14 errors' "$TMP/faults/run-0001.txt" ||
         { echo "end banner missing or wrong"; return 1; }
 }
 
@@ -499,6 +576,7 @@ RDTSC: 32.00
 RDTSC: 48.00" "$(tr '\r' '\n' <<<"$tty" | sed 's/\x1b\[K//g' | grep -v '^\[[0-9]/3\]\|^nanobench: \|^qemu-run: \|^$')"
 }
 
+run_test selftest test_selftest
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
@@ -512,6 +590,7 @@ run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
+run_test vector_suite test_vector_suite
 run_test plan test_plan
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes

@@ -463,24 +463,84 @@ void host_msr_fault(struct host_platform *h, uint32_t msr)
     h->faulting[h->n_faulting++] = msr;
 }
 
+static struct host_msr_model *model_of(struct host_platform *h, uint32_t msr)
+{
+    for (size_t i = 0; i < h->n_models; i++) {
+        if (h->models[i].msr == msr)
+            return &h->models[i];
+    }
+    return NULL;
+}
+
+static struct host_msr_model *new_model(struct host_platform *h, uint32_t msr)
+{
+    struct host_msr_model *m = model_of(h, msr);
+    if (!m) {
+        if (h->n_models == HOST_MAX_MSRS)
+            abort();
+        m = &h->models[h->n_models++];
+        *m = (struct host_msr_model){ msr, msr, 64, false, 0 };
+    }
+    return m;
+}
+
+void host_msr_reserved(struct host_platform *h, uint32_t msr, uint64_t reserved)
+{
+    new_model(h, msr)->reserved = reserved;
+}
+
+void host_msr_counter(struct host_platform *h, uint32_t msr, unsigned width)
+{
+    new_model(h, msr)->width = width;
+}
+
+void host_msr_alias(struct host_platform *h, uint32_t alias, uint32_t store, unsigned width,
+                    bool sign_extend_32)
+{
+    struct host_msr_model *m = new_model(h, alias);
+    m->store = store;
+    m->width = width;
+    m->sign_extend_32 = sign_extend_32;
+}
+
+void host_intel_pmcs(struct host_platform *h, unsigned n, unsigned width, bool full_width_writes)
+{
+    for (unsigned i = 0; i < n; i++) {
+        host_msr_alias(h, 0xC1 + i, 0xC1 + i, width, true);
+        if (full_width_writes)
+            host_msr_alias(h, 0x4C1 + i, 0xC1 + i, width, false);
+        else
+            host_msr_fault(h, 0x4C1 + i);
+    }
+}
+
 static int host_read_msr(void *ctx, uint32_t msr, uint64_t *value)
 {
     struct host_platform *h = ctx_of(ctx);
     *value = 0;
     if (msr_faults(h, msr))
         return NB_EFAULT;
-    *value = host_msr_get(h, msr);
+    struct host_msr_model *m = model_of(h, msr);
+    *value = host_msr_get(h, m ? m->store : msr);
     return NB_OK;
 }
 
 static int host_write_msr(void *ctx, uint32_t msr, uint64_t value)
 {
     struct host_platform *h = ctx_of(ctx);
-    if (msr_faults(h, msr))
+    struct host_msr_model *m = model_of(h, msr);
+    if (msr_faults(h, msr) || (m && (value & m->reserved))) {
+        h->n_write_faults++;
         return NB_EFAULT;
+    }
     if (h->n_writes < HOST_MAX_MSR_WRITES)
         h->writes[h->n_writes++] = (struct host_msr_write){ msr, value };
-    host_msr_set(h, msr, value);
+    uint64_t stored = value;
+    if (m && m->sign_extend_32)
+        stored = (uint64_t)(int64_t)(int32_t)(uint32_t)value;
+    if (m && m->width < 64)
+        stored &= (1ull << m->width) - 1;
+    host_msr_set(h, m ? m->store : msr, stored);
     if (h->on_msr_write)
         h->on_msr_write(h, msr, value);
     return NB_OK;
@@ -499,6 +559,58 @@ static void host_stall_us(void *ctx, uint32_t us)
     struct host_platform *h = ctx_of(ctx);
     h->clock_us += us;
     h->tsc += (uint64_t)us * h->tsc_per_us;
+}
+
+/* ---- control registers -------------------------------------------------- */
+
+#define HOST_CR4_OSXSAVE (1ull << 18)
+
+static uint64_t host_read_cr4(void *ctx) { return ctx_of(ctx)->cr4; }
+
+static void host_write_cr4(void *ctx, uint64_t value)
+{
+    struct host_platform *h = ctx_of(ctx);
+    h->cr4 = value;
+    h->cr4_writes++;
+}
+
+static uint64_t host_read_xcr0(void *ctx)
+{
+    struct host_platform *h = ctx_of(ctx);
+    if (!(h->cr4 & HOST_CR4_OSXSAVE))
+        h->bad_xcr_accesses++; /* XGETBV #UD */
+    return h->xcr0;
+}
+
+/* XSETBV's #UD and #GP conditions (SDM vol. 2C XSETBV, vol. 1 13.3). */
+static void host_write_xcr0(void *ctx, uint64_t v)
+{
+    struct host_platform *h = ctx_of(ctx);
+    uint32_t r[4] = { 0 };
+    void (*hook)(struct host_platform *, uint32_t, uint32_t) = h->on_cpuid;
+    h->on_cpuid = NULL; /* the processor checking XSETBV is not a CPUID the engine ran */
+    host_cpuid(ctx, 0xD, 0, r);
+    h->on_cpuid = hook;
+    uint64_t supported = (uint64_t)r[3] << 32 | r[0];
+    uint64_t avx512 = 7ull << 5, amx = 3ull << 17;
+    bool bad = !(h->cr4 & HOST_CR4_OSXSAVE) || !(v & 1) || (v & ~supported) ||
+               ((v & 4) && !(v & 2)) || ((v & avx512) && (v & avx512) != avx512) ||
+               ((v & avx512) && !(v & 4)) || ((v & amx) && (v & amx) != amx);
+    h->xcr0_writes++;
+    if (bad)
+        h->bad_xcr_accesses++;
+    else
+        h->xcr0 = v;
+}
+
+void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xcr0)
+{
+    h->cr4 = cr4;
+    h->xcr0 = xcr0;
+    h->p.read_cr4 = host_read_cr4;
+    h->p.write_cr4 = host_write_cr4;
+    h->p.read_xcr0 = host_read_xcr0;
+    h->p.write_xcr0 = host_write_xcr0;
 }
 
 static void host_finish(void *ctx, enum nb_finish_action action)

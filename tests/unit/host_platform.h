@@ -18,7 +18,7 @@
 #include "nb_platform.h"
 
 #define HOST_MAX_CPUID 64
-#define HOST_MAX_MSRS 64
+#define HOST_MAX_MSRS 128
 #define HOST_MAX_MSR_WRITES 256
 #define HOST_MAX_ALLOCS 256
 
@@ -71,8 +71,31 @@ struct host_platform {
     size_t n_faulting;
     struct host_msr_write writes[HOST_MAX_MSR_WRITES];
     size_t n_writes;
+    /*
+     * How an MSR behaves like hardware (host_msr_model): writes with a
+     * reserved bit set fault by value; counters keep only their width's bits;
+     * an alias stores into another MSR (IA32_PMCx / IA32_A_PMCx).
+     */
+    struct host_msr_model {
+        uint32_t msr;
+        uint32_t store;      /* where the value lives (msr itself, or the aliased counter) */
+        unsigned width;      /* bits kept by a write; 64 for ordinary MSRs */
+        bool sign_extend_32; /* legacy IA32_PMCx: a write is EAX sign-extended (SDM vol. 3B 20.2.6) */
+        uint64_t reserved;   /* a write with any of these bits set is a #GP: NB_EFAULT, nothing changes */
+    } models[HOST_MAX_MSRS];
+    size_t n_models;
+    size_t n_write_faults; /* writes that faulted (by MSR or by value) */
     /* Called after every successful MSR write (e.g. to model IA32_BIOS_SIGN_ID). */
     void (*on_msr_write)(struct host_platform *h, uint32_t msr, uint64_t value);
+
+    /*
+     * Control registers (host_control_regs_enable): CR4 and XCR0 as the engine
+     * left them, every write counted, and a count of writes a real processor
+     * would fault on (XSETBV without CR4.OSXSAVE, or an XCR0 that breaks
+     * SDM vol. 1 13.3 or has bits CPUID.(0DH,0) does not report).
+     */
+    uint64_t cr4, xcr0;
+    int cr4_writes, xcr0_writes, bad_xcr_accesses;
 
     /* Clock: the fake TSC advances by tsc_per_us for every microsecond stalled. */
     bool real_tsc;            /* read_tsc executes RDTSC instead */
@@ -120,10 +143,34 @@ void host_cpuid_set(struct host_platform *h, uint32_t leaf, uint32_t subleaf, ui
 void host_cpuid_set_vendor(struct host_platform *h, const char *vendor, uint32_t max_leaf);
 void host_cpuid_set_brand(struct host_platform *h, const char *brand);
 
+/* Gives the platform CR4/XCR0 access (read_cr4..write_xcr0), starting at these values. */
+void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xcr0);
+
 void host_msr_set(struct host_platform *h, uint32_t msr, uint64_t value);
 uint64_t host_msr_get(const struct host_platform *h, uint32_t msr);
 /* Accesses to this MSR fault (NB_EFAULT), as a #GP would on hardware. */
 void host_msr_fault(struct host_platform *h, uint32_t msr);
+/* A write to this MSR with any bit of `reserved` set faults and changes nothing (a #GP). */
+void host_msr_reserved(struct host_platform *h, uint32_t msr, uint64_t reserved);
+/*
+ * A counter MSR of `width` bits: a write keeps bits width-1:0 (reserved
+ * bits above are ignored, as the SDM and APM describe for the counters).
+ */
+void host_msr_counter(struct host_platform *h, uint32_t msr, unsigned width);
+/*
+ * `alias` reads and writes counter `store` of `width` bits. With
+ * sign_extend_32 (the legacy IA32_PMCx alias) a write stores bits 31:0
+ * sign-extended to the width; otherwise (IA32_A_PMCx) the full width.
+ */
+void host_msr_alias(struct host_platform *h, uint32_t alias, uint32_t store, unsigned width,
+                    bool sign_extend_32);
+/*
+ * Intel general-purpose counters as hardware has them: IA32_PMCx (0xC1+i)
+ * holds the `width`-bit counter and writes sign-extend bit 31; with
+ * full_width_writes, IA32_A_PMCx (0x4C1+i) writes all bits; otherwise
+ * IA32_A_PMCx faults.
+ */
+void host_intel_pmcs(struct host_platform *h, unsigned n, unsigned width, bool full_width_writes);
 
 /*
  * User mode cannot mask interrupts: CLI raises #GP (SIGSEGV). The engine's

@@ -42,7 +42,7 @@ NB_TEST(batch_keeps_measurements_after_warm_up)
     int64_t v[4];
     int64_t *values[1] = { v };
     reset(NULL, 0, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 2, 4, values, true, 0, false };
+    struct run_batch b = { scripted_run, &data, 1, 1, 2, 4, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 6); /* 2 warm-up + 4 kept */
     CHECK_EQ_INT(v[0], 102);
@@ -57,7 +57,7 @@ NB_TEST(batch_repeats_measurements_with_an_smi)
     int64_t v[3];
     int64_t *values[1] = { v };
     reset(smis, 3, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 2, 3, values, true, 0, false };
+    struct run_batch b = { scripted_run, &data, 1, 1, 2, 3, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 7);
     CHECK_EQ_INT(b.smi_discarded, 2);
@@ -74,7 +74,7 @@ NB_TEST(batch_bounds_the_repeats)
     int64_t v[2];
     int64_t *values[1] = { v };
     reset(smis, 10, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 0, 2, values, true, 0, false };
+    struct run_batch b = { scripted_run, &data, 1, 1, 0, 2, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 4); /* 2 repeats allowed for n = 2, then 2 kept */
     CHECK_EQ_INT(b.smi_discarded, 4);
@@ -87,7 +87,7 @@ NB_TEST(batch_without_smi_check_reads_from_slot_0)
     int64_t v[1], w[1];
     int64_t *values[2] = { v, w };
     reset(smis, 1, -1);
-    struct run_batch b = { scripted_run, &data, 2, 0, 0, 1, values, false, 0, false };
+    struct run_batch b = { scripted_run, &data, 2, 0, 0, 1, values, false, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 1);
     CHECK_EQ_INT(v[0], 1); /* the SMI slot is just a value here */
@@ -99,10 +99,39 @@ NB_TEST(batch_stops_at_a_fault)
     int64_t v[5] = { -1, -1, -1, -1, -1 };
     int64_t *values[1] = { v };
     reset(NULL, 0, 2);
-    struct run_batch b = { scripted_run, &data, 1, 1, 1, 5, values, true, 0, false };
+    struct run_batch b = { scripted_run, &data, 1, 1, 1, 5, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 3);
     CHECK(run_batch_faulted(&data));
     CHECK_EQ_INT(v[0], 101);
     CHECK_EQ_INT(v[1], -1);
+}
+
+/* A 48-bit counter that wraps between m1 and m2, next to a 64-bit TSC read. */
+static void wrapping_run(void)
+{
+    data.m1[0] = ~0ull - 2;
+    data.m2[0] = 7; /* the TSC: 64 bits, 10 ticks */
+    data.m1[1] = (1ull << 48) - 5;
+    data.m2[1] = 10; /* 5 events up to the wrap, 10 after */
+    data.m1[2] = 3;
+    data.m2[2] = 1003;
+    call++;
+}
+
+NB_TEST(batch_masks_deltas_to_the_counter_width)
+{
+    static const struct counter_read reads[] = {
+        { READ_TSC, 0, "RDTSC", 0 },
+        { READ_PMC, 0, "A", 48 },
+        { READ_PMC, 1u << 30, "FIXED", 48 },
+    };
+    int64_t t[1], a[1], f[1];
+    int64_t *values[3] = { t, a, f };
+    reset(NULL, 0, -1);
+    struct run_batch b = { wrapping_run, &data, 3, 0, 0, 1, values, false, 0, false, reads, 1, NULL, NULL };
+    run_batch_execute(&b);
+    CHECK_EQ_INT(t[0], 10);
+    CHECK_EQ_INT(a[0], 15);
+    CHECK_EQ_INT(f[0], 1000);
 }

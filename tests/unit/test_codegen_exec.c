@@ -17,9 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cpuid.h>
 #include <x86intrin.h>
 
-static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC" } };
+static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC", 64 } };
 
 struct env {
     struct host_platform h;
@@ -473,6 +474,24 @@ NB_TEST(exec_bench_measure_errors)
     CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT); /* the code buffer was released again */
     x.h.alloc_budget = -1;
     CHECK_EQ_INT(bench_measure(&x.c, &o, &x.code, &r, error, sizeof(error)), NB_OK);
+
+    /* 2^30 one-byte copies, twice in the main run: past what rel32 reaches, refused unallocated. */
+    o.unroll_count = 1ll << 30;
+    CHECK_EQ_INT(bench_measure(&x.c, &o, &x.code, &r, error, sizeof(error)), NB_EINVAL);
+    CHECK(strncmp(error, "-unroll_count 1073741824: the generated code would need 2147", 59) == 0);
+    CHECK(strstr(error, " bytes, but its jumps and data references reach only 2 GiB (rel32); "
+                        "lower -unroll_count") != NULL);
+    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT);
+    /* Half as many fit the reach (not run here: the buffer would be 1 GiB). */
+    struct codegen_params params;
+    memset(&params, 0, sizeof(params));
+    params.part[PART_MAIN] = x.code.part[PART_MAIN];
+    params.part_len[PART_MAIN] = 1;
+    params.copies = 1ll << 30;
+    params.n_reads = 1;
+    CHECK(codegen_run_size(&params) <= CODEGEN_MAX_SIZE);
+    params.copies = 1ll << 31;
+    CHECK(codegen_run_size(&params) > CODEGEN_MAX_SIZE);
     env_free(&x);
 }
 
@@ -532,5 +551,127 @@ NB_TEST(exec_verbose_dumps_every_measurement)
                          "verbose:   RDTSC\n"
                          "verbose:     run 0: #\n"
                          "verbose:     run 1: #\n");
+    env_free(&x);
+}
+
+/*
+ * host_call_ymm(fn, ymm): loads ymm[0..31] into YMM3, calls the generated
+ * function, stores YMM3 to ymm[32..63]. The generated code restores every
+ * GPR, so nothing else needs saving.
+ */
+void host_call_ymm(void *fn, uint8_t *ymm);
+__asm__(".intel_syntax noprefix\n"
+        ".text\n"
+        ".globl host_call_ymm\n"
+        "host_call_ymm:\n"
+        "push rbx\n"
+        "vmovdqu ymm3, [rsi]\n"
+        "push rsi\n"
+        "call rdi\n"
+        "pop rsi\n"
+        "vmovdqu [rsi + 32], ymm3\n"
+        "vzeroupper\n"
+        "pop rbx\n"
+        "ret\n"
+        ".att_syntax prefix\n");
+
+/*
+ * With the XSAVE mask the session enabled (here: Linux's XCR0), the whole
+ * YMM register survives code that trashes it; with FXSAVE64 only the low
+ * 128 bits would (which is what the image did before XSAVE support).
+ */
+NB_TEST(exec_xsave_restores_ymm_upper_halves)
+{
+    if (!__builtin_cpu_supports("avx")) {
+        nb_test_note("host has no AVX: skipped");
+        return;
+    }
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    uint64_t xcr0 = (uint64_t)hi << 32 | lo;
+    unsigned a, b, c, d;
+    __cpuid_count(0xD, 0, a, b, c, d);
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "vpcmpeqd ymm3, ymm3, ymm3"));
+    for (int use_xsave = 1; use_xsave >= 0; use_xsave--) {
+        struct codegen_params params;
+        memset(&params, 0, sizeof(params));
+        params.part[PART_MAIN] = x.code.part[PART_MAIN];
+        params.part_len[PART_MAIN] = x.code.len[PART_MAIN];
+        params.copies = 2;
+        params.reads = TSC_READ;
+        params.n_reads = 1;
+        params.xsave_mask = use_xsave ? xcr0 : 0;
+        params.xsave_size = use_xsave ? b : 0;
+        params.areas.r14 = middle(&x, AREA_R14);
+        params.areas.rdi = middle(&x, AREA_RDI);
+        params.areas.rsi = middle(&x, AREA_RSI);
+        params.areas.rbp = middle(&x, AREA_RBP);
+        params.areas.rsp = middle(&x, AREA_RSP);
+        size_t size = codegen_run_size(&params);
+        uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
+        REQUIRE(buf != NULL);
+        void *fn = codegen_emit_run(buf, size, &params, NULL);
+        REQUIRE(fn != NULL);
+        CHECK_EQ_U64((uintptr_t)fn - (uintptr_t)buf, CODEGEN_SAVE_OFFSET + (use_xsave ? (b + 4095) / 4096 * 4096 : 4096));
+        uint8_t ymm[64];
+        for (int i = 0; i < 32; i++)
+            ymm[i] = (uint8_t)(i + 1);
+        memset(ymm + 32, 0, 32);
+        host_call_ymm(fn, ymm);
+        CHECK_EQ_BYTES(ymm + 32, ymm, 16);
+        if (use_xsave)
+            CHECK_EQ_BYTES(ymm + 48, ymm + 16, 16);
+        else
+            CHECK(memcmp(ymm + 48, ymm + 16, 16) != 0); /* FXSAVE64 leaves bits 255:128 trashed */
+        x.h.p.free_mem(x.h.p.ctx, buf, size);
+    }
+    env_free(&x);
+}
+
+/*
+ * With faults caught (ring 0; only written here, not run), every exception
+ * gate but NMI and #MC names IST1, the TSS's IST entries point at the stack
+ * page's top, and our GDTR spans the firmware copy plus the TSS descriptor.
+ */
+NB_TEST(codegen_exception_gates_use_an_ist_stack)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "nop"));
+    struct codegen_params params;
+    memset(&params, 0, sizeof(params));
+    params.part[PART_MAIN] = x.code.part[PART_MAIN];
+    params.part_len[PART_MAIN] = x.code.len[PART_MAIN];
+    params.copies = 1;
+    params.reads = TSC_READ;
+    params.n_reads = 1;
+    params.catch_faults = true;
+    size_t size = codegen_run_size(&params);
+    uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
+    REQUIRE(buf != NULL);
+    REQUIRE(codegen_emit_run(buf, size, &params, NULL) != NULL);
+    struct codegen_data *d = (struct codegen_data *)buf;
+    for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++)
+        CHECK_EQ_INT(d->idt[IDT_GATE_SIZE * v + 4], (v == 2 || v == 18) ? 0 : 1);
+    uint64_t top = (uint64_t)(uintptr_t)buf + CODEGEN_IST_STACK_TOP;
+    for (int i = 0; i < 7; i++) {
+        uint64_t ist;
+        memcpy(&ist, d->tss + 36 + 8 * i, 8);
+        CHECK_EQ_U64(ist, top);
+    }
+    uint16_t iomap, limit;
+    memcpy(&iomap, d->tss + 102, 2);
+    CHECK_EQ_INT(iomap, 104);
+    memcpy(&limit, d->gdtr, 2);
+    CHECK_EQ_INT(limit, 2048 + 16 - 1);
+    uint64_t base;
+    memcpy(&base, d->gdtr + 2, 8);
+    CHECK_EQ_U64(base, (uintptr_t)d->gdt);
+    CHECK_EQ_INT((uintptr_t)d->tss % 128, 0);
+    /* The stack page lies between the data and the save area. */
+    CHECK(sizeof(struct codegen_data) <= CODEGEN_IST_STACK_TOP - 4096);
+    x.h.p.free_mem(x.h.p.ctx, buf, size);
     env_free(&x);
 }

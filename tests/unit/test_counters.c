@@ -53,7 +53,8 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
     CHECK_EQ_STR(host_text(&h), "power: turbo off, HWP off, APERF/MPERF no\n"
                                 "smi: not checked (the code does not run in ring 0)\n"
                                 "pmu: intel, 4 general-purpose counters (48 bits), 3 fixed; probe ok\n"
-                                "pmu: default config configs/cfg_Skylake_common.txt\n");
+                                "pmu: default config configs/cfg_Skylake_common.txt\n"
+                                "pmu: chosen by cpu_map.txt: intel family 0x6 model 0x55\n");
     /* Programming a group changes the global control; finishing puts it back. */
     pmu_program_group(&env.session, NULL, NULL, true);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
@@ -62,7 +63,7 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
     host_platform_free(&h);
 }
 
-NB_TEST(counters_init_unknown_model_uses_architectural_events)
+NB_TEST(counters_init_unknown_model_takes_the_closest_known_with_a_warning)
 {
     struct host_platform h;
     skylake(&h, 0);
@@ -70,7 +71,38 @@ NB_TEST(counters_init_unknown_model_uses_architectural_events)
     struct report r;
     struct counter_env env;
     bring_up(&h, &r, &env);
-    CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"));
+    CHECK(strstr(host_text(&h),
+                 "pmu: default config configs/cfg_Skylake_common.txt\n"
+                 "warning: pmu: family 0x6 model 0xa7 is not in cpu_map.txt; using the table of "
+                 "the closest listed model, 0x55: events may be missing or count differently\n"));
+    counters_finish(&env);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_listed_model_says_which_line_chose_the_config)
+{
+    struct host_platform h;
+    skylake(&h, 0x40);
+    struct report r;
+    struct counter_env env;
+    bring_up(&h, &r, &env);
+    CHECK(strstr(host_text(&h), "pmu: default config configs/cfg_Skylake_common.txt\n"
+                                "pmu: chosen by cpu_map.txt: intel family 0x6 model 0x55\n"));
+    counters_finish(&env);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_unknown_family_uses_architectural_events)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    host_cpuid_set(&h, 1, 0, 0x00B00F00, 0, 0, 1u << 4); /* display family 0x1A: not in the map */
+    struct report r;
+    struct counter_env env;
+    bring_up(&h, &r, &env);
+    CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"
+                                "warning: pmu: no config for intel family 0x1a model 0x0 in "
+                                "cpu_map.txt (no model of that family is listed)\n"));
     counters_finish(&env);
     host_platform_free(&h);
 }

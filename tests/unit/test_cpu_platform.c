@@ -97,3 +97,36 @@ NB_TEST(cpu_helpers_without_mp_support)
     CHECK_EQ_INT(nb_run_on_cpu(&h.p, 1, (void (*)(void *))0, NULL), NB_EINVAL);
     host_platform_free(&h);
 }
+
+/* CR4 and XCR0 are per processor: a cpu_platform reads and writes them on N. */
+NB_TEST(cpu_platform_forwards_control_registers)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    h.p.cpu_count = two_cpus;
+    h.p.current_cpu = now;
+    h.p.run_on_cpu = fake_run_on_cpu;
+    host_cpuid_set(&h, 0xD, 0, 0x7, 832, 832, 0);
+    host_control_regs_enable(&h, 0x40620, 0x1);
+    n_ran = 0;
+    current = 0;
+    struct cpu_platform cp;
+    cpu_platform_init(&cp, &h.p, 1);
+    REQUIRE(cp.p.read_cr4 != NULL);
+    CHECK_EQ_U64(cp.p.read_cr4(cp.p.ctx), 0x40620);
+    cp.p.write_cr4(cp.p.ctx, 0x40660);
+    CHECK_EQ_U64(h.cr4, 0x40660);
+    CHECK_EQ_U64(cp.p.read_xcr0(cp.p.ctx), 0x1);
+    cp.p.write_xcr0(cp.p.ctx, 0x7);
+    CHECK_EQ_U64(h.xcr0, 0x7);
+    REQUIRE(n_ran == 4);
+    CHECK(ran_on[0] == 1 && ran_on[1] == 1 && ran_on[2] == 1 && ran_on[3] == 1);
+    CHECK_EQ_INT(h.bad_xcr_accesses, 0);
+    host_platform_free(&h);
+
+    /* Without control-register access (user mode) there is nothing to forward. */
+    host_platform_init(&h);
+    cpu_platform_init(&cp, &h.p, 0);
+    CHECK(cp.p.read_cr4 == NULL && cp.p.write_xcr0 == NULL);
+    host_platform_free(&h);
+}

@@ -27,11 +27,18 @@ static void log_error(void *arg, unsigned line, const char *message)
     snprintf(log->text + n, sizeof(log->text) - n, "%u: %s\n", line, message);
 }
 
+static size_t parse_desc(const char *text, const struct pmu_desc *d, struct pmu_event *ev,
+                         struct parse_log *log)
+{
+    memset(log, 0, sizeof(*log));
+    return pmu_config_parse(text, strlen(text), d, ev, 64, log_error, log);
+}
+
 static size_t parse(const char *text, enum cpu_vendor vendor, unsigned n_gp, struct pmu_event *ev,
                     struct parse_log *log)
 {
-    memset(log, 0, sizeof(*log));
-    return pmu_config_parse(text, strlen(text), vendor, n_gp, ev, 64, log_error, log);
+    struct pmu_desc d = { .vendor = vendor, .n_gp = n_gp };
+    return parse_desc(text, &d, ev, log);
 }
 
 static const struct {
@@ -131,7 +138,7 @@ static size_t schedule(const char *config, unsigned n_gp, struct pmu_event *ev, 
 {
     struct parse_log log;
     size_t n = parse(config, VENDOR_INTEL, n_gp, ev, &log);
-    return pmu_schedule(ev, n, n_gp, g);
+    return pmu_schedule(ev, n, pmu_low_bits(n_gp), g);
 }
 
 NB_TEST(pmu_schedule_fills_groups_in_order)
@@ -381,4 +388,78 @@ NB_TEST(pmu_config_map_lookup_by_model_and_core_type)
     CHECK_EQ_STR(out, "configs/cfg_Zen3_common.txt");
     CHECK(!pmu_config_map_lookup(map, strlen(map), VENDOR_AMD, 0x17, 0x21, 0, out, sizeof(out)));
     CHECK(!pmu_config_map_lookup(map, strlen(map), VENDOR_INTEL, 6, 0x21, 0, out, sizeof(out)));
+}
+
+NB_TEST(pmu_config_map_choose_says_why_and_falls_back_to_the_closest_model)
+{
+    const char *map = "intel 6 0x55 SkylakeX\n"
+                      "intel 6 0x5E Skylake\n"
+                      "intel 6 0x97 AlderLakeP AlderLakeE\n"
+                      "amd 0x19 0x21 Zen3\n";
+    struct config_choice c;
+    /* Listed: exact, with the line's model. */
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x5E, 0, &c),
+                 CONFIG_MATCH_EXACT);
+    CHECK_EQ_STR(c.path, "configs/cfg_Skylake_common.txt");
+    CHECK_EQ_U64(c.model, 0x5E);
+    CHECK(!c.ecore);
+    /* 0x5A: 0x55 is 5 away, 0x5E 4 away: the nearer one. */
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x5A, 0, &c),
+                 CONFIG_MATCH_CLOSEST);
+    CHECK_EQ_STR(c.path, "configs/cfg_Skylake_common.txt");
+    CHECK_EQ_U64(c.model, 0x5E);
+    /* Hybrid lines keep the core-type rule: 0x9A is nearest 0x97, an E-core. */
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x9A, 0x20, &c),
+                 CONFIG_MATCH_CLOSEST);
+    CHECK_EQ_STR(c.path, "configs/cfg_AlderLakeE_common.txt");
+    CHECK_EQ_U64(c.model, 0x97);
+    CHECK(c.ecore);
+    /* A tie goes to the higher (newer) model. */
+    const char *tie = "intel 6 0x10 Old\nintel 6 0x20 New\n";
+    CHECK_EQ_U64(pmu_config_map_choose(tie, strlen(tie), VENDOR_INTEL, 6, 0x18, 0, &c),
+                 CONFIG_MATCH_CLOSEST);
+    CHECK_EQ_STR(c.path, "configs/cfg_New_common.txt");
+    /* A family nobody listed: no config. */
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_AMD, 0x1A, 0x21, 0, &c),
+                 CONFIG_MATCH_NONE);
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_OTHER, 6, 0x5E, 0, &c),
+                 CONFIG_MATCH_NONE);
+}
+
+/* AMD PERF_CTL has no AnyThread bit and no offcore/PEBS MSRs: refuse, never drop silently. */
+NB_TEST(pmu_config_amd_refuses_intel_only_modifiers)
+{
+    struct pmu_event ev[8];
+    struct parse_log log;
+    size_t n = parse("076.00.AnyT CYCLES_ANY\n"
+                     "0C0.00.MSR_RSP0=0x1 RSP0\n"
+                     "0C0.00.MSR_RSP1=0x1 RSP1\n"
+                     "0C0.00.MSR_3F6H=0x3 LAT\n"
+                     "0C0.00.MSR_PF=0x11 PF\n"
+                     "0C0.00 GOOD\n",
+                     VENDOR_AMD, 6, ev, &log);
+    REQUIRE(n == 1);
+    CHECK_EQ_STR(ev[0].name, "GOOD");
+    CHECK_EQ_STR(log.text,
+                 "1: '.AnyT' is Intel's AnyThread bit; AMD PERF_CTL has none\n"
+                 "2: '.MSR_RSP0' is an Intel-only auxiliary MSR (MSR_OFFCORE_RSP_0); AMD has none\n"
+                 "3: '.MSR_RSP1' is an Intel-only auxiliary MSR (MSR_OFFCORE_RSP_1); AMD has none\n"
+                 "4: '.MSR_3F6H' is an Intel-only auxiliary MSR (MSR_PEBS_LD_LAT_THRESHOLD); AMD has none\n"
+                 "5: '.MSR_PF' is an Intel-only auxiliary MSR (MSR_PEBS_FRONTEND); AMD has none\n");
+}
+
+/*
+ * First-fit in config order fails here: X (PMC0 or PMC1) takes PMC0, and Y
+ * (PMC0 only) would need a second group although X could use PMC1.
+ */
+NB_TEST(pmu_schedule_matching_beats_first_fit)
+{
+    struct pmu_event ev[8];
+    struct pmu_group g[8];
+    size_t n = schedule("D1.01.CTR=0-1 X\nD1.02.CTR=0 Y\nC0.00 Z\n", 4, ev, g);
+    REQUIRE(n == 1);
+    REQUIRE(g[0].n == 3);
+    CHECK_EQ_INT(g[0].counter[0], 1); /* X */
+    CHECK_EQ_INT(g[0].counter[1], 0); /* Y */
+    CHECK_EQ_INT(g[0].counter[2], 2); /* Z */
 }

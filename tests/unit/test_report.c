@@ -20,6 +20,7 @@
 #define FINGERPRINT                                                                          \
     "cpu: GenuineIntel \"Test CPU\" family 0x6 model 0x55 stepping 4 microcode unknown\n"    \
     "tsc: invariant no, rdtscp no, 2400.000 MHz (CPUID.15H crystal ratio)\n"                 \
+    "xsave: none (not in ring 0); benchmarks get x87/SSE state only (FXSAVE64)\n"           \
     "power: turbo off, HWP off, APERF/MPERF no\n"                                          \
     "smi: not checked (the code does not run in ring 0)\n"                                  \
     "pmu: none usable: CPUID.0AH reports architectural perfmon version 0 with 0 counters "   \

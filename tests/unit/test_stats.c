@@ -166,3 +166,16 @@ NB_TEST(stats_format)
         CHECK_EQ_INT(n, strlen(cases[i].text));
     }
 }
+
+NB_TEST(stats_counter_delta_masks_to_the_counter_width)
+{
+    /* A 48-bit counter that wraps between m1 and m2: 5 events before the wrap, 10 after. */
+    CHECK_EQ_INT(stats_counter_delta((1ull << 48) - 5, 10, 48), 15);
+    /* A 40-bit fixed counter (CPUID.0AH:EDX[12:5] = 40). */
+    CHECK_EQ_INT(stats_counter_delta((1ull << 40) - 1, 0, 40), 1);
+    CHECK_EQ_INT(stats_counter_delta(100, 350, 48), 250);
+    /* RDTSC and RDMSR keep all 64 bits: width 0 or 64. */
+    CHECK_EQ_INT(stats_counter_delta(~0ull, 9, 0), 10);
+    CHECK_EQ_INT(stats_counter_delta(~0ull - 1, 3, 64), 5);
+    CHECK_EQ_INT(stats_counter_delta(10, 7, 0), -3);
+}

@@ -172,6 +172,8 @@ NB_TEST(x86_emit_jnz_and_fxsave)
         CASE(s, x86_jnz_rel32(&s->e, at(s, dl)), "jnz strict near $$ + %ld", dl);
         CASE(s, x86_fxsave64_rip(&s->e, at(s, dl)), "fxsave64 [rel $$ + %ld]", dl);
         CASE(s, x86_fxrstor64_rip(&s->e, at(s, dl)), "fxrstor64 [rel $$ + %ld]", dl);
+        CASE(s, x86_xsave64_rip(&s->e, at(s, dl)), "xsave64 [rel $$ + %ld]", dl);
+        CASE(s, x86_xrstor64_rip(&s->e, at(s, dl)), "xrstor64 [rel $$ + %ld]", dl);
     }
     stream_check(s);
 }
@@ -212,6 +214,37 @@ NB_TEST(x86_emit_alu_shift_stack_and_rip_stores)
         CASE(s, x86_lidt_rip(&s->e, at(s, deltas[d])), "lidt [rel $$ + %ld]", deltas[d]);
     }
     CASE(s, x86_jmp_rel32(&s->e, x86_here(&s->e)), "jmp strict near $");
+    for (size_t d = 0; d < NB_ARRAY_SIZE(deltas); d++) {
+        CASE(s, x86_sgdt_rip(&s->e, at(s, deltas[d])), "sgdt [rel $$ + %ld]", deltas[d]);
+        CASE(s, x86_lgdt_rip(&s->e, at(s, deltas[d])), "lgdt [rel $$ + %ld]", deltas[d]);
+        CASE(s, x86_str_rip(&s->e, at(s, deltas[d])), "str word [rel $$ + %ld]", deltas[d]);
+    }
+    static const uint32_t imms32[] = { 0, 7, 0x800, 0xFFFFFFFFu, 0x80000000u };
+    for (int r = 0; r < 16; r++) {
+        CASE(s, x86_ltr_reg16(&s->e, (enum x86_reg)r), "ltr %s", REG16[r]);
+        CASE(s, x86_movzx_reg32_from_rip16(&s->e, (enum x86_reg)r, at(s, -0x20)),
+             "movzx %s, word [rel $$ + %d]", REG32[r], -0x20);
+        CASE(s, x86_lea_reg64_rip(&s->e, (enum x86_reg)r, at(s, 0x1000)), "lea %s, [rel $$ + %d]",
+             REG64[r], 0x1000);
+        for (size_t i = 0; i < NB_ARRAY_SIZE(imms32); i++) {
+            CASE(s, x86_add_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "add %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+            CASE(s, x86_and_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "and %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+            CASE(s, x86_cmp_reg32_imm32(&s->e, (enum x86_reg)r, imms32[i]), "cmp %s, strict dword 0x%x",
+                 REG32[r], imms32[i]);
+        }
+        for (int q = 0; q < 16; q += 5)
+            CASE(s, x86_cmova_reg32(&s->e, (enum x86_reg)r, (enum x86_reg)q), "cmova %s, %s", REG32[r],
+                 REG32[q]);
+        if ((r & 7) != 4 && (r & 7) != 5)
+            CASE(s, x86_and_mem8_base_disp8_imm8(&s->e, (enum x86_reg)r, 5, 0xFD),
+                 "and byte [%s + 5], 0xFD", REG64[r]);
+    }
+    CASE(s, x86_jcc_rel8(&s->e, X86_CC_E, 0), "jz short $ + 2");
+    CASE(s, x86_jcc_rel8(&s->e, X86_CC_AE, 0x20), "jae short $ + 0x22");
+    CASE(s, x86_rep_movsb(&s->e), "rep movsb");
+    CASE(s, x86_cld(&s->e), "cld");
     CASE(s, x86_mov_rax_cr2(&s->e), "mov rax, cr2");
     /* nasm writes `mov rax, cs` without REX.W; the SDM's zero-extending form is REX.W + 8C /r. */
     CASE(s, x86_mov_rax_cs(&s->e), "db 0x48\nmov eax, cs");
@@ -386,4 +419,50 @@ NB_TEST(x86_emit_overflow_keeps_counting)
     CHECK_EQ_INT(e.length, 10);
     x86_ret(&e);
     CHECK(e.overflow);
+}
+
+/*
+ * rel32/disp32 reach: a target exactly ±2 GiB (INT32_MAX / INT32_MIN from the
+ * next instruction) is encoded; one byte further sets out_of_reach and
+ * overflow, and nothing more is written.
+ */
+NB_TEST(x86_emit_displacement_reach)
+{
+    static uint8_t buf[32];
+    struct x86_emitter e;
+    uintptr_t base = (uintptr_t)buf;
+    struct {
+        size_t len; /* instruction length: the displacement counts from its end */
+        int kind;
+    } insns[] = { { 6, 0 }, { 5, 1 }, { 7, 2 }, { 8, 3 } };
+    for (size_t i = 0; i < NB_ARRAY_SIZE(insns); i++) {
+        for (int side = 0; side < 2; side++) {
+            for (int beyond = 0; beyond <= 1; beyond++) {
+                int64_t disp = side ? (int64_t)INT32_MIN - beyond : (int64_t)INT32_MAX + beyond;
+                uintptr_t target = base + insns[i].len + (uintptr_t)disp;
+                memset(buf, 0xCC, sizeof(buf));
+                x86_emitter_init(&e, buf, sizeof(buf));
+                switch (insns[i].kind) {
+                case 0: x86_jnz_rel32(&e, target); break;
+                case 1: x86_jmp_rel32(&e, target); break;
+                case 2: x86_mov_rip_from_reg64(&e, target, RAX); break;
+                case 3: x86_xsave64_rip(&e, target); break;
+                }
+                CHECK_EQ_INT(e.length, insns[i].len);
+                CHECK_EQ_INT(e.out_of_reach, beyond);
+                CHECK_EQ_INT(e.overflow, beyond);
+                if (!beyond) {
+                    int32_t got;
+                    memcpy(&got, buf + insns[i].len - 4, 4);
+                    CHECK_EQ_INT(got, disp);
+                }
+            }
+        }
+    }
+    /* Sticky: later instructions are not written either. */
+    x86_emitter_init(&e, buf, sizeof(buf));
+    x86_jmp_rel32(&e, base + 5 + (uintptr_t)INT32_MAX + 1);
+    memset(buf, 0xCC, sizeof(buf));
+    x86_ret(&e);
+    CHECK_EQ_INT(buf[5], 0xCC);
 }

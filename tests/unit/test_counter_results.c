@@ -1,0 +1,532 @@
+/*
+ * test_counter_results.c — the whole counter result path of the image
+ * (counters_measure → measure_pmu_events → pmu_program_group → bench_measure
+ * → deltas, aggregates, report) on a fake machine.
+ *
+ * The generated code cannot read counters on the host (RDPMC and RDMSR fault
+ * in user mode), so the bench_context's fake_run hook stands in for one run
+ * of it: it looks at the fake MSR map the way the hardware would (is the
+ * event selected and enabled in its control register and in the global
+ * control?) and writes m1/m2 for every read. Every event counts a scripted
+ * number of events per copy of the main code, so with the default
+ * 1000/2000 copies the printed result is exactly that number.
+ */
+#include "bench_counters.h"
+#include "host_platform.h"
+#include "msr_names.h"
+#include "nb_report.h"
+#include "nb_test.h"
+#include "pmu_msrs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Events per copy of the main code, in hundredths (300 prints "3.00"). */
+struct rate {
+    uint16_t event;
+    uint8_t umask;
+    int64_t centi;
+};
+
+static struct fake_hw {
+    struct host_platform *h;
+    bool amd;
+    const struct rate *rates;
+    size_t n_rates;
+    int64_t tsc_centi;
+    int64_t fixed_centi[3];       /* Intel fixed counters 0-2 */
+    int64_t mperf_centi, aperf_centi;
+    uint64_t gp_start;            /* what every general-purpose counter reads at m1 */
+    unsigned gp_width;
+    uint16_t ud_event;            /* the code raises #UD in runs where PMC0 counts this event */
+    int runs;
+} hw;
+
+/* The reads themselves add the same few events to every run: they cancel out. */
+#define READ_OVERHEAD 17
+
+static uint64_t count(int64_t centi, int64_t copies)
+{
+    return (uint64_t)(centi * copies / 100) + READ_OVERHEAD;
+}
+
+static int64_t rate_of(uint16_t event, uint8_t umask)
+{
+    for (size_t i = 0; i < hw.n_rates; i++) {
+        if (hw.rates[i].event == event && hw.rates[i].umask == umask)
+            return hw.rates[i].centi;
+    }
+    return 0;
+}
+
+/* A general-purpose counter counts when its control register and the global control enable it. */
+static bool gp_counting(unsigned i, uint16_t *event, uint8_t *umask)
+{
+    uint64_t sel, global;
+    if (hw.amd) {
+        sel = host_msr_get(hw.h, MSR_AMD_PERF_CTL0 + 2 * i);
+        global = host_msr_get(hw.h, MSR_AMD_PERF_CNTR_GLOBAL_CTL);
+        *event = (uint16_t)((sel & 0xFF) | ((sel >> AMD_PERF_CTL_EVENT_HI_SHIFT) & 0xF) << 8);
+        *umask = (uint8_t)(sel >> AMD_PERF_CTL_UMASK_SHIFT);
+        return (sel & AMD_PERF_CTL_EN) && (global >> i & 1);
+    }
+    sel = host_msr_get(hw.h, MSR_IA32_PERFEVTSEL0 + i);
+    global = host_msr_get(hw.h, MSR_IA32_PERF_GLOBAL_CTRL);
+    *event = (uint16_t)(sel & 0xFF);
+    *umask = (uint8_t)(sel >> PERFEVTSEL_UMASK_SHIFT);
+    return (sel & PERFEVTSEL_EN) && (global >> i & 1);
+}
+
+static bool fixed_counting(unsigned i)
+{
+    uint64_t ctrl = host_msr_get(hw.h, MSR_IA32_FIXED_CTR_CTRL) >> (4 * i);
+    uint64_t global = host_msr_get(hw.h, MSR_IA32_PERF_GLOBAL_CTRL);
+    return (ctrl & (FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR)) && (global >> (GLOBAL_CTRL_FIXED_SHIFT + i) & 1);
+}
+
+static void fake_run(void *arg, struct codegen_data *data, const struct counter_read *reads,
+                     size_t n_reads, int64_t copies)
+{
+    (void)arg;
+    hw.runs++;
+    uint16_t event0;
+    uint8_t umask0;
+    if (hw.ud_event && gp_counting(0, &event0, &umask0) && event0 == hw.ud_event) {
+        data->fault_happened = 1;
+        data->fault_vector = 6;
+        data->fault_rip = 0;
+        return;
+    }
+    for (size_t k = 0; k < n_reads; k++) {
+        const struct counter_read *r = &reads[k];
+        uint64_t m1 = 0, n = 0, mask = ~0ull;
+        if (r->kind == READ_TSC) {
+            m1 = 123456789;
+            n = count(hw.tsc_centi, copies);
+        } else if (r->kind == READ_MSR) {
+            m1 = 5000;
+            n = count(r->ecx == MSR_IA32_MPERF ? hw.mperf_centi : hw.aperf_centi, copies);
+        } else if (r->ecx & RDPMC_FIXED) {
+            unsigned i = r->ecx & 0xFF;
+            m1 = 1000;
+            n = fixed_counting(i) ? count(hw.fixed_centi[i], copies) : 0;
+        } else {
+            uint16_t event;
+            uint8_t umask;
+            bool on = gp_counting(r->ecx, &event, &umask);
+            /* RDPMC returns the counter's width only (SDM vol. 2B RDPMC). */
+            mask = (1ull << hw.gp_width) - 1;
+            m1 = hw.gp_start & mask;
+            n = on ? count(rate_of(event, umask), copies) : 0;
+        }
+        data->m1[k] = m1;
+        data->m2[k] = (m1 + n) & mask;
+    }
+}
+
+/* The probe's loop "retires" 2002 instructions on counter 0 while it is enabled. */
+static void probe_counts(struct host_platform *h, uint32_t msr, uint64_t value)
+{
+    if (msr == MSR_IA32_PERF_GLOBAL_CTRL && value == 0 && host_msr_get(h, MSR_IA32_PERFEVTSEL0))
+        host_msr_set(h, MSR_IA32_PMC0, 2002);
+    if (msr == MSR_AMD_PERF_CNTR_GLOBAL_CTL && value == 0 && host_msr_get(h, MSR_AMD_PERF_CTL0))
+        host_msr_set(h, MSR_AMD_PERF_CTR0, 2002);
+}
+
+/* Skylake: perfmon v4, 4 general-purpose counters of 48 bits, 3 fixed of 48 bits. */
+static void intel_machine(struct host_platform *h)
+{
+    host_platform_init(h);
+    host_cpuid_set_vendor(h, "GenuineIntel", 0x1A);
+    host_cpuid_set(h, 1, 0, 0x00050654, 0, 0, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300404, 0, 0, 0x603);
+    host_msr_fault(h, 0x8B);
+    host_intel_pmcs(h, 4, 48, false);
+    for (unsigned i = 0; i < 3; i++)
+        host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, 48);
+    h->on_msr_write = probe_counts;
+}
+
+/* Zen 4: PerfCtrExtCore and PerfMonV2, 6 counters; PERF_CTL bits 63:42, 39:36, 21, 19 reserved. */
+#define AMD_PERF_CTL_RESERVED (0xFFFFFC0000000000ull | 0xF000000000ull | (1ull << 21) | (1ull << 19))
+
+static void amd_machine(struct host_platform *h)
+{
+    host_platform_init(h);
+    host_cpuid_set_vendor(h, "AuthenticAMD", 0x10);
+    host_cpuid_set(h, 1, 0, 0x00A60F12, 0, 0, 1u << 4); /* family 19h model 61h */
+    host_cpuid_set(h, 0x80000000u, 0, 0x80000022u, 0, 0, 0);
+    host_cpuid_set(h, 0x80000001u, 0, 0, 0, 1u << 23, 0);
+    host_cpuid_set(h, 0x80000022u, 0, 1, 6, 0, 0);
+    host_msr_fault(h, 0x8B);
+    for (unsigned i = 0; i < 6; i++) {
+        host_msr_reserved(h, MSR_AMD_PERF_CTL0 + 2 * i, AMD_PERF_CTL_RESERVED);
+        host_msr_counter(h, MSR_AMD_PERF_CTR0 + 2 * i, 48);
+    }
+    h->on_msr_write = probe_counts;
+}
+
+struct rig {
+    char init_text[2048]; /* what counters_init printed */
+    struct host_platform h;
+    struct report r;
+    struct counter_env env;
+    struct bench_context bench;
+    struct bench_options o;
+    struct bench_code code;
+};
+
+static const uint8_t NOP = 0x90;
+
+/* Called by rig_up between the machine's description and counters_init, when set. */
+static void (*machine_tweak)(struct host_platform *h);
+
+static bool rig_up(struct rig *x, bool amd, const struct rate *rates, size_t n_rates)
+{
+    struct machine_info m;
+    if (amd)
+        amd_machine(&x->h);
+    else
+        intel_machine(&x->h);
+    if (machine_tweak)
+        machine_tweak(&x->h);
+    machine_tweak = NULL;
+    memset(&hw, 0, sizeof(hw));
+    hw.h = &x->h;
+    hw.amd = amd;
+    hw.rates = rates;
+    hw.n_rates = n_rates;
+    hw.gp_width = 48;
+    hw.tsc_centi = 200;
+    machine_identify(&x->h.p, &m);
+    report_init(&x->r, &x->h.p);
+    counters_init(&x->env, &x->h.p, &m, &x->r);
+    snprintf(x->init_text, sizeof(x->init_text), "%s", host_text(&x->h));
+    if (!CHECK(x->env.usable) || !CHECK(bench_context_init(&x->bench, &x->h.p) == NB_OK))
+        return false;
+    x->bench.fake_run = fake_run;
+    bench_options_init(&x->o);
+    x->o.config_path = "cfg.txt";
+    memset(&x->code, 0, sizeof(x->code));
+    x->code.part[PART_MAIN] = &NOP;
+    x->code.len[PART_MAIN] = 1;
+    host_text_reset(&x->h);
+    return true;
+}
+
+/* Measures one benchmark with `config` as its -config file; returns what it printed. */
+static const char *measure(struct rig *x, const char *config)
+{
+    host_fs_add_text(&x->h, "nanobench/cfg.txt", config);
+    host_text_reset(&x->h);
+    x->r.serial_seq = 0; /* the text starts afresh: its frames are numbered from 0 */
+    counters_measure(&x->env, &x->bench, &x->o, &x->code, &x->r);
+    return host_text(&x->h);
+}
+
+static void rig_down(struct rig *x)
+{
+    bench_context_free(&x->bench);
+    counters_finish(&x->env);
+    host_platform_free(&x->h);
+}
+
+static const struct rate SIX_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x3C, 0x00, 150 }, { 0x0E, 0x01, 400 },
+    { 0xA3, 0x04, 25 },  { 0xC4, 0x00, 100 }, { 0xD1, 0x01, 50 },
+};
+
+NB_TEST(results_several_groups_print_in_config_order)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /*
+     * BRANCHES is pinned to counter 0, so it goes into group 1 first; INST,
+     * CYCLES and UOPS fill counters 1-3; STALLS and L1_HIT form group 2.
+     * The report still follows the config.
+     */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04.CMSK=4 STALLS\n"
+                             "C4.00.CTR=0 BRANCHES\nD1.01 L1_HIT\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n"
+                 "BRANCHES: 1.00\nL1_HIT: 0.50\n");
+    /* Two groups: (1 + 5 warm-up + 10 measured) x (base + main) runs each, no initial warm-up. */
+    CHECK_EQ_INT(hw.runs, 2 * 2 * 15);
+    rig_down(&x);
+}
+
+NB_TEST(results_intel_fixed_counters)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 700;
+    hw.fixed_centi[1] = 350;
+    hw.fixed_centi[2] = 200;
+    x.o.fixed_counters = true;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\n"),
+                 "RDTSC: 2.00\nInstructions retired: 7.00\nCore cycles: 3.50\nReference cycles: 2.00\n"
+                 "INST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\nBRANCHES: 1.00\n");
+    rig_down(&x);
+}
+
+NB_TEST(results_amd_fixed_counters_are_mperf_and_aperf)
+{
+    static const struct rate rates[] = { { 0x0C0, 0x00, 300 }, { 0x1CF, 0x04, 125 } };
+    struct rig x;
+    REQUIRE(rig_up(&x, true, rates, NB_ARRAY_SIZE(rates)));
+    hw.mperf_centi = 100;
+    hw.aperf_centi = 180;
+    x.o.fixed_counters = true;
+    CHECK_EQ_STR(measure(&x, "0C0.00 RETIRED_INSTRUCTIONS\n1CF.04 HIGH_EVENT\n"),
+                 "RDTSC: 2.00\nMPERF: 1.00\nAPERF: 1.80\nRETIRED_INSTRUCTIONS: 3.00\nHIGH_EVENT: 1.25\n");
+    /* No write hit a reserved PERF_CTL bit (APM vol. 2 13.2.1: 63:42, 39:36, 21, 19). */
+    CHECK_EQ_INT(x.h.n_write_faults, 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_remove_empty_events)
+{
+    static const struct rate rates[] = { { 0xC0, 0x00, 1000 }, { 0x3C, 0x00, 0 } };
+    struct rig x;
+    REQUIRE(rig_up(&x, false, rates, NB_ARRAY_SIZE(rates)));
+    hw.tsc_centi = 0;        /* RDTSC is printed even when it is 0 */
+    hw.fixed_centi[0] = 0;   /* a fixed counter that counted nothing is dropped */
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 0;
+    x.o.fixed_counters = true;
+    x.o.remove_empty_events = true;
+    /* 10.00 is kept (nanoBench drops it: it compares the text with "0"). */
+    CHECK_EQ_STR(measure(&x, "C0.00 TEN\n3C.00 ZERO\n"), "RDTSC: 0.00\nCore cycles: 10.00\nTEN: 10.00\n");
+    rig_down(&x);
+}
+
+NB_TEST(results_no_mem_leaves_room_for_the_fixed_counters)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 100;
+    x.o.no_mem = true;
+    x.o.fixed_counters = true;
+    /* R8..R13: RDTSC and 3 fixed counters leave 2 registers: three groups of two. */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\nD1.01 L1_HIT\n"),
+                 "RDTSC: 2.00\nInstructions retired: 1.00\nCore cycles: 0.00\nReference cycles: 0.00\n"
+                 "INST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\nBRANCHES: 1.00\nL1_HIT: 0.50\n");
+    CHECK_EQ_INT(hw.runs, 3 * 2 * 15);
+    rig_down(&x);
+}
+
+NB_TEST(results_counter_wrap_between_m1_and_m2)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /* Every counter is 100 events short of wrapping at m1: the main run's 6017 events wrap it. */
+    hw.gp_start = (1ull << 48) - 100;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"), "RDTSC: 2.00\nINST: 3.00\n");
+    rig_down(&x);
+}
+
+NB_TEST(results_faulting_perfevtsel_write_skips_the_event)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /*
+     * KVM's vPMU reserves PERFEVTSEL bits 63:32 and AnyThread (bit 21): an
+     * .AnyT event's write faults there (as on perfmon v5 parts that dropped
+     * AnyThread). The other events are still measured.
+     */
+    for (unsigned i = 0; i < 4; i++)
+        host_msr_reserved(&x.h, MSR_IA32_PERFEVTSEL0 + i, 0xFFFFFFFF00000000ull | PERFEVTSEL_ANY);
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00.AnyT CYCLES_ANY\n0E.01 UOPS\n"),
+                 "warning: cfg.txt line 2: CYCLES_ANY: IA32_PERFEVTSEL1 (MSR 0x187) rejected 0x63003C "
+                 "(#GP; event skipped)\n"
+                 "RDTSC: 2.00\nINST: 3.00\nUOPS: 4.00\n");
+    CHECK_EQ_INT(x.r.n_errors, 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_faulting_aux_msr_skips_its_events)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    host_msr_reserved(&x.h, MSR_OFFCORE_RSP_0, 0xFFFF000000000000ull);
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\nB7.01.MSR_RSP0=0x1000000000000001 OFFCORE\n3C.00 CYCLES\n"),
+                 "warning: cfg.txt line 2: OFFCORE: MSR_OFFCORE_RSP_0 (MSR 0x1a6) rejected "
+                 "0x1000000000000001 (#GP; event skipped)\n"
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\n");
+    /* The counter of the skipped event was left off. */
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_IA32_PERFEVTSEL0 + 1), 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_faulting_fixed_control_is_an_error_for_the_fixed_counters)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 100;
+    /* A part whose IA32_FIXED_CTR_CTRL rejects the fields of fixed counter 2. */
+    host_msr_reserved(&x.h, MSR_IA32_FIXED_CTR_CTRL, 0xF00);
+    x.o.fixed_counters = true;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "error: fixed counters: IA32_FIXED_CTR_CTRL (MSR 0x38d) rejected 0x333 (#GP); "
+                 "fixed counters not measured\n"
+                 "RDTSC: 2.00\nINST: 3.00\n");
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_IA32_FIXED_CTR_CTRL), 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_faulting_global_control_is_an_error_for_the_group)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /* Enabling counter 3 faults: the first group (4 events) cannot count, the second can. */
+    host_msr_reserved(&x.h, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 3);
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\n"),
+                 "error: counter group 1 of 2: IA32_PERF_GLOBAL_CTRL (MSR 0x38f) rejected 0xF (#GP); "
+                 "INST, CYCLES, UOPS, STALLS not measured\n"
+                 "RDTSC: 2.00\nBRANCHES: 1.00\n");
+    /* Nothing was left programmed by the failed group. */
+    for (unsigned i = 1; i < 4; i++)
+        CHECK_EQ_U64(host_msr_get(&x.h, MSR_IA32_PERFEVTSEL0 + i), 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_no_schedulable_event_does_not_read_stale_groups)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /* A first benchmark leaves its groups in the table... */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n"), "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\n");
+    /* ...the next one has only an event pinned beyond the 2 counters -no_mem leaves. */
+    hw.fixed_centi[0] = 100;
+    x.o.no_mem = true;
+    x.o.fixed_counters = true;
+    x.r.n_errors = 2; /* earlier benchmarks of the suite had errors: not this one's business */
+    CHECK_EQ_STR(measure(&x, "C0.00.CTR=3 PINNED\n"),
+                 "RDTSC: 2.00\nInstructions retired: 1.00\nCore cycles: 0.00\nReference cycles: 0.00\n"
+                 "warning: PINNED: .CTR=3 has none of the counters left with -no_mem (0-1; not measured)\n");
+    rig_down(&x);
+}
+
+/* CPUID.(7,0):EDX[13]: MSR_TSX_FORCE_ABORT exists; bits 63:1 reserved. */
+static void tsx_force_abort_part(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, 1u << 13);
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~TSX_FORCE_ABORT_RTM);
+}
+
+/* The same, but the write faults (e.g. a hypervisor that reports the bit and hides the MSR). */
+static void tsx_force_abort_rejected(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, 1u << 13);
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~0ull);
+}
+
+NB_TEST(results_tsx_force_abort_is_set_while_pmc3_counts)
+{
+    struct rig x;
+    machine_tweak = tsx_force_abort_part;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort: RTM transactions abort while a group uses PMC3 "
+                              "(MSR_TSX_FORCE_ABORT set for those runs, restored after)\n"));
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_TSX_FORCE_ABORT), TSX_FORCE_ABORT_RTM);
+    rig_down(&x);
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_TSX_FORCE_ABORT), 0);
+}
+
+NB_TEST(results_tsx_force_abort_rejected_keeps_events_off_pmc3)
+{
+    struct rig x;
+    machine_tweak = tsx_force_abort_rejected;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort: MSR_TSX_FORCE_ABORT (0x10f) cannot be set; PMC3 "
+                              "stays with the microcode and is not used\n"));
+    /* Four events on three counters: two groups, PMC3 never programmed. */
+    x.h.n_writes = 0;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nA3.04.CTR=3 PINNED\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n"
+                 "warning: PINNED: .CTR=3 has none of the counters usable here (PMC3 stays with TSX, "
+                 "see the pmu: line) (0-2; not measured)\n");
+    CHECK_EQ_INT(hw.runs, 2 * 2 * 15);
+    for (size_t i = 0; i < x.h.n_writes; i++) {
+        if (x.h.writes[i].msr == MSR_IA32_PERFEVTSEL0 + 3)
+            CHECK_EQ_U64(x.h.writes[i].value, 0);
+    }
+    rig_down(&x);
+}
+
+NB_TEST(results_amd_faulting_perf_ctl_skips_the_event)
+{
+    static const struct rate rates[] = { { 0x0C0, 0x00, 300 }, { 0x076, 0x00, 200 }, { 0x1CF, 0x04, 125 } };
+    struct rig x;
+    REQUIRE(rig_up(&x, true, rates, NB_ARRAY_SIZE(rates)));
+    /* A counter whose control register rejects every enabled value (say, taken by firmware). */
+    host_msr_reserved(&x.h, MSR_AMD_PERF_CTL0 + 2 * 1, ~0xFFFFull);
+    CHECK_EQ_STR(measure(&x, "0C0.00 RETIRED_INSTRUCTIONS\n076.00 CYCLES\n1CF.04 HIGH_EVENT\n"),
+                 "warning: cfg.txt line 2: CYCLES: PERF_CTL1 (MSR 0xc0010202) rejected 0x430076 "
+                 "(#GP; event skipped)\n"
+                 "RDTSC: 2.00\nRETIRED_INSTRUCTIONS: 3.00\nHIGH_EVENT: 1.25\n");
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_AMD_PERF_CTL0 + 2 * 1), 0);
+    rig_down(&x);
+}
+
+NB_TEST(results_a_failing_group_keeps_what_was_measured)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.ud_event = 0xC4; /* group 2 (BRANCHES on PMC0, L1_HIT) faults */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\nD1.01 L1_HIT\n"),
+                 "error: #UD at 0x0, outside the benchmark's code (base run) (counter group 2 of 2)\n"
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
+    rig_down(&x);
+}
+
+NB_TEST(results_restore_that_faults_is_reported)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n"), "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\n");
+    /* The value found in IA32_PERFEVTSEL1 (enabled) cannot be written back any more. */
+    x.env.session.saved[3].value = 0x4300C0;
+    CHECK_EQ_U64(x.env.session.saved[3].msr, MSR_IA32_PERFEVTSEL0 + 1);
+    host_msr_reserved(&x.h, MSR_IA32_PERFEVTSEL0 + 1, PERFEVTSEL_EN);
+    host_text_reset(&x.h);
+    x.r.serial_seq = 0;
+    counters_finish(&x.env);
+    CHECK_EQ_STR(host_text(&x.h), "warning: pmu: 1 counter MSR could not be restored to the value "
+                                  "found at start\n");
+    bench_context_free(&x.bench);
+    host_platform_free(&x.h);
+}
+
+NB_TEST(results_empty_config_measures_rdtsc_only)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    /* An empty -config file has no events (not the built-in ones). */
+    CHECK_EQ_STR(measure(&x, ""), "RDTSC: 2.00\n");
+    CHECK_EQ_STR(measure(&x, "# only a comment\n"), "RDTSC: 2.00\n");
+    rig_down(&x);
+}
+
+/* Newer microcode: RTM always aborts (CPUID.(7,0):EDX[11]) and PMC3 is free; MSR 10FH still exists. */
+static void rtm_always_abort_part(struct host_platform *h)
+{
+    host_cpuid_set(h, 7, 0, 0, 0, 0, (1u << 13) | (1u << 11));
+    host_msr_reserved(h, MSR_TSX_FORCE_ABORT, ~3ull);
+}
+
+NB_TEST(results_rtm_always_abort_needs_no_tsx_force_abort)
+{
+    struct rig x;
+    machine_tweak = rtm_always_abort_part;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(strstr(x.init_text, "pmu: TSX force-abort not needed: RTM always aborts "
+                              "(CPUID.(7,0):EDX[11]), PMC3 is free\n"));
+    x.h.n_writes = 0;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
+    for (size_t i = 0; i < x.h.n_writes; i++)
+        CHECK(x.h.writes[i].msr != MSR_TSX_FORCE_ABORT);
+    rig_down(&x);
+}

@@ -1,0 +1,191 @@
+/*
+ * test_read_sequence.c — the counter reads the code generator emits, checked
+ * by disassembling the generated function with binutils' objdump (an
+ * independent decoder): m1 reads every counter in order and m2 in reverse
+ * order (so RDTSC brackets the others), each with the right ECX (RDPMC index
+ * i for PMC i, 1<<30 | i for Intel fixed counter i, the MSR address for
+ * RDMSR; SDM vol. 2B RDPMC/RDMSR), and stores EDX:EAX to its own m1/m2 slot.
+ * With -no_mem the values go to R8+k (subtract at the start, add at the end).
+ */
+#define _GNU_SOURCE
+#include "bench_codegen.h"
+#include "msr_names.h"
+#include "nb_test.h"
+#include "pmu_msrs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct counter_read READS[] = {
+    { READ_TSC, 0, "RDTSC", 64 },
+    { READ_PMC, 0, "PMC0", 48 },
+    { READ_PMC, 3, "PMC3", 48 },
+    { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48 },
+    { READ_MSR, MSR_IA32_MPERF, "MPERF", 64 },
+};
+
+/* objdump -M intel of buf[start, end) at its offsets in buf, one instruction per line. */
+static char *disassemble(const uint8_t *buf, size_t start, size_t end)
+{
+    char path[] = "/tmp/nb_objdump.XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    bool ok = write(fd, buf, end) == (ssize_t)end;
+    close(fd);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd),
+             "objdump -D -b binary -m i386:x86-64 -M intel --start-address=%zu --stop-address=%zu %s",
+             start, end, path);
+    FILE *p = ok ? popen(cmd, "r") : NULL;
+    char *out = NULL;
+    size_t n = 0;
+    if (p) {
+        size_t cap = 1 << 16, got;
+        out = malloc(cap + 1);
+        while ((got = fread(out + n, 1, cap - n, p)) > 0) {
+            n += got;
+            if (n == cap)
+                out = realloc(out, (cap *= 2) + 1);
+        }
+        out[n] = 0;
+        pclose(p);
+    }
+    unlink(path);
+    return out;
+}
+
+/* "m1[2].lo" for a RIP-relative store target inside m1/m2, or NULL. */
+static const char *slot_name(size_t target, char *buf, size_t cap)
+{
+    size_t m1 = offsetof(struct codegen_data, m1), m2 = offsetof(struct codegen_data, m2);
+    size_t size = sizeof(((struct codegen_data *)0)->m1);
+    const char *which = NULL;
+    size_t off = 0;
+    if (target >= m1 && target < m1 + size) {
+        which = "m1";
+        off = target - m1;
+    } else if (target >= m2 && target < m2 + size) {
+        which = "m2";
+        off = target - m2;
+    }
+    if (!which)
+        return NULL;
+    snprintf(buf, cap, "%s[%zu].%s", which, off / 8, off % 8 ? "hi" : "lo");
+    return buf;
+}
+
+/*
+ * The read-related instructions of a listing, one per line: "ecx=0x3",
+ * "rdpmc", "m1[2].lo=eax", "sub r9,rax". Everything else (LFENCEs, saving
+ * and restoring registers, the code itself) is left out.
+ */
+static char *read_trace(const char *listing)
+{
+    size_t cap = strlen(listing) + 1, n = 0;
+    char *out = calloc(1, cap);
+    const char *line = listing;
+    while (line && *line) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char text[256];
+        snprintf(text, sizeof(text), "%.*s", (int)len, line);
+        line = eol ? eol + 1 : NULL;
+        /* "    2003:\tb9 01 00 00 40       \tmov    ecx,0x40000001" */
+        char *insn = strchr(text, '\t');
+        insn = insn ? strchr(insn + 1, '\t') : NULL;
+        if (!insn)
+            continue;
+        insn++;
+        char mnem[16] = "", ops[200] = "";
+        if (sscanf(insn, "%15s %199[^\n]", mnem, ops) < 1)
+            continue;
+        char item[300] = "", slot[32];
+        unsigned long long target;
+        if (!strcmp(mnem, "rdtsc") || !strcmp(mnem, "rdpmc") || !strcmp(mnem, "rdmsr")) {
+            snprintf(item, sizeof(item), "%s", mnem);
+        } else if (!strcmp(mnem, "mov") && !strncmp(ops, "ecx,0x", 6)) {
+            snprintf(item, sizeof(item), "ecx=%s", ops + 4);
+        } else if (!strcmp(mnem, "mov") && !strncmp(ops, "DWORD PTR [rip+", 15)) {
+            const char *hash = strstr(ops, "# 0x");
+            const char *reg = strstr(ops, "],");
+            if (hash && reg && sscanf(hash + 2, "%llx", &target) == 1 &&
+                slot_name((size_t)target, slot, sizeof(slot)))
+                snprintf(item, sizeof(item), "%s=%.3s", slot, reg + 2);
+        } else if ((!strcmp(mnem, "sub") || !strcmp(mnem, "add")) && strstr(ops, ",rax") &&
+                   ops[0] == 'r' && ops[1] >= '0' && ops[1] <= '9') {
+            snprintf(item, sizeof(item), "%s %s", mnem, ops);
+        }
+        if (item[0])
+            n += (size_t)snprintf(out + n, cap - n, "%s\n", item);
+    }
+    return out;
+}
+
+/* The trace of one generated run function. */
+static char *generate(bool no_mem)
+{
+    static const uint8_t nop = 0x90;
+    struct codegen_params p;
+    memset(&p, 0, sizeof(p));
+    p.part[PART_MAIN] = &nop;
+    p.part_len[PART_MAIN] = 1;
+    p.copies = 1;
+    p.no_mem = no_mem;
+    p.reads = READS;
+    p.n_reads = NB_ARRAY_SIZE(READS);
+    size_t cap = codegen_run_size(&p);
+    uint8_t *buf = calloc(1, cap);
+    struct codegen_layout layout;
+    char *trace = NULL;
+    if (codegen_emit_run(buf, cap, &p, &layout)) {
+        char *listing = disassemble(buf, codegen_code_offset(&p), (size_t)(layout.code_end - (uintptr_t)buf));
+        if (listing)
+            trace = read_trace(listing);
+        free(listing);
+    }
+    free(buf);
+    return trace;
+}
+
+NB_TEST(read_sequence_m1_in_order_m2_reversed)
+{
+    char *trace = generate(false);
+    REQUIRE(trace);
+    CHECK_EQ_STR(trace,
+                 /* m1: RDTSC first */
+                 "rdtsc\nm1[0].lo=eax\nm1[0].hi=edx\n"
+                 "ecx=0x0\nrdpmc\nm1[1].lo=eax\nm1[1].hi=edx\n"
+                 "ecx=0x3\nrdpmc\nm1[2].lo=eax\nm1[2].hi=edx\n"
+                 "ecx=0x40000001\nrdpmc\nm1[3].lo=eax\nm1[3].hi=edx\n"
+                 "ecx=0xe7\nrdmsr\nm1[4].lo=eax\nm1[4].hi=edx\n"
+                 /* m2: the same reads in reverse, RDTSC last */
+                 "ecx=0xe7\nrdmsr\nm2[4].lo=eax\nm2[4].hi=edx\n"
+                 "ecx=0x40000001\nrdpmc\nm2[3].lo=eax\nm2[3].hi=edx\n"
+                 "ecx=0x3\nrdpmc\nm2[2].lo=eax\nm2[2].hi=edx\n"
+                 "ecx=0x0\nrdpmc\nm2[1].lo=eax\nm2[1].hi=edx\n"
+                 "rdtsc\nm2[0].lo=eax\nm2[0].hi=edx\n");
+    free(trace);
+}
+
+NB_TEST(read_sequence_no_mem_accumulates_in_r8_to_r12)
+{
+    char *trace = generate(true);
+    REQUIRE(trace);
+    CHECK_EQ_STR(trace,
+                 /* start: subtract each reading from R8+k, in order */
+                 "rdtsc\nsub r8,rax\n"
+                 "ecx=0x0\nrdpmc\nsub r9,rax\n"
+                 "ecx=0x3\nrdpmc\nsub r10,rax\n"
+                 "ecx=0x40000001\nrdpmc\nsub r11,rax\n"
+                 "ecx=0xe7\nrdmsr\nsub r12,rax\n"
+                 /* end: add, in reverse order; then the totals go to m2 */
+                 "ecx=0xe7\nrdmsr\nadd r12,rax\n"
+                 "ecx=0x40000001\nrdpmc\nadd r11,rax\n"
+                 "ecx=0x3\nrdpmc\nadd r10,rax\n"
+                 "ecx=0x0\nrdpmc\nadd r9,rax\n"
+                 "rdtsc\nadd r8,rax\n");
+    free(trace);
+}

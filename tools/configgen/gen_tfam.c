@@ -1,0 +1,207 @@
+/*
+ * gen_tfam — configs from one of our event tables (see gen_tfam.h).
+ */
+#include "gen_tfam.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_common.h"
+#include "gen_table.h"
+#include "gen_write.h"
+
+#define COMMON_FILE "common.txt"
+
+static bool is_offcore(const struct gen_entry *e) { return e->offcore; }
+static bool is_core(const struct gen_entry *e) { return !e->offcore; }
+
+/* Is word one of the space-separated names between '[' and ']'? */
+static bool section_has(const char *hdr, const char *word)
+{
+    size_t len = strlen(word);
+    const char *p = hdr + 1;
+
+    while (*p && *p != ']') {
+        size_t n = strcspn(p, " ]");
+        if (n == len && strncmp(p, word, len) == 0)
+            return true;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    return false;
+}
+
+/*
+ * Append nanoBench's entries for this family (its section of common.txt, else the
+ * vendor's) to out; *nout grows. Returns -1 on a missing required event.
+ */
+static int nanobench_entries(const char *path, const char *prefix, const struct gen_table *t,
+                             struct gen_entry *out, size_t *nout, size_t cap)
+{
+    const char *vendor = t->vendor == GEN_VENDOR_AMD ? "amd" : "intel";
+    char buf[1024];
+    int pass, lineno, problems = 0;
+    bool found = false;
+    FILE *f;
+
+    /* Pass 0 looks for the family's own section, pass 1 for the vendor default. */
+    for (pass = 0; pass < 2 && !found; pass++) {
+        bool in = false;
+
+        if (!(f = fopen(path, "r"))) {
+            fprintf(stderr, "gen_configs: %s: cannot open\n", path);
+            return -1;
+        }
+        lineno = 0;
+        while (fgets(buf, sizeof(buf), f)) {
+            char shortname[GEN_NAME_MAX], names[768];
+            bool optional = false;
+            long idx = -1;
+
+            lineno++;
+            buf[strcspn(buf, "\r\n")] = 0;
+            if (buf[0] == '#' || !buf[0])
+                continue;
+            if (buf[0] == '[') {
+                in = section_has(buf, pass == 0 ? prefix : vendor);
+                found |= in;
+                continue;
+            }
+            if (!in)
+                continue;
+            if (sscanf(buf, "%255s %767s", shortname, names) != 2) {
+                fprintf(stderr, "gen_configs: %s:%d: expected 'SHORT EVENT'\n", path, lineno);
+                problems++;
+                continue;
+            }
+            if (shortname[0] == '?') {
+                optional = true;
+                memmove(shortname, shortname + 1, strlen(shortname));
+            }
+            for (char *save = NULL, *n = strtok_r(names, "|", &save); n && idx < 0;
+                 n = strtok_r(NULL, "|", &save)) {
+                idx = gen_table_find(t, n);
+                if (idx >= 0 && t->e[idx].status != GEN_KEEP && t->e[idx].status != GEN_ALIAS)
+                    idx = -1; /* fixed-only or inexpressible: not for a GP counter */
+            }
+            if (idx < 0) {
+                if (!optional) {
+                    fprintf(stderr, "gen_configs: %s:%d: %s: no such event in %s\n", path,
+                            lineno, shortname, t->path);
+                    problems++;
+                }
+                continue;
+            }
+            if (*nout >= cap || !gen_name_ok(shortname)) {
+                fprintf(stderr, "gen_configs: %s:%d: bad name or too many\n", path, lineno);
+                problems++;
+                continue;
+            }
+            out[*nout] = t->e[idx];
+            out[*nout].status = GEN_KEEP;
+            snprintf(out[*nout].name, sizeof(out[*nout].name), "%s", shortname);
+            (*nout)++;
+        }
+        fclose(f);
+    }
+    return problems ? -1 : 0;
+}
+
+int gen_tfam_write_common(const char *prefix, const char *section, const struct gen_table *t,
+                          const char *tables_dir, const char *out_dir, const char *source,
+                          const char *regen, size_t *ncommon)
+{
+    char path[1024], summary[512];
+    struct gen_entry *c = calloc(t->n + 64, sizeof(*c));
+    size_t n = 0, nnb;
+    int ret = -1;
+
+    if (!c)
+        return -1;
+    snprintf(path, sizeof(path), "%s/%s", tables_dir, COMMON_FILE);
+    if (nanobench_entries(path, section, t, c, &n, t->n + 64) != 0)
+        goto out;
+    nnb = n;
+    /* Our additions, in table order, unless nanoBench's part programs them already. */
+    for (size_t i = 0; i < t->n; i++) {
+        bool dup = false;
+
+        if (t->e[i].status != GEN_KEEP || !gen_common_wanted(t->vendor, t->e[i].name))
+            continue;
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = gen_evtsel_same(&c[j].sel, &t->e[i].sel) || !strcmp(c[j].name, t->e[i].name);
+        if (!dup)
+            c[n++] = t->e[i];
+    }
+    snprintf(summary, sizeof(summary),
+             "First %zu: nanoBench's short names and order (configs/tables/common.txt);\n"
+             "then our additions (tools/configgen/gen_common.c patterns), under the source's names.",
+             nnb);
+    struct gen_file_spec s = {prefix, "common", source, regen, summary, t->vendor, false};
+    ret = gen_write_entries(out_dir, &s, c, n, NULL, ncommon);
+out:
+    free(c);
+    return ret;
+}
+
+int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const char *out_dir)
+{
+    char path[1024], source[1024], regen[256], summary[512];
+    struct gen_table t;
+    size_t noff = 0, nw = 0, nw2 = 0, ncommon = 0, counts[GEN_STATUS_COUNT] = {0};
+    int ret = -1;
+
+    snprintf(path, sizeof(path), "%s/%s.txt", tables_dir, fam->table);
+    if (gen_table_load(path, &t) != 0)
+        return -1;
+    gen_dedupe(t.e, t.n);
+    for (size_t i = 0; i < t.n; i++) {
+        counts[t.e[i].status]++;
+        noff += t.e[i].status == GEN_KEEP && t.e[i].offcore;
+    }
+    snprintf(source, sizeof(source), "configs/tables/%s.txt, reduced from %s", fam->table,
+             t.source);
+    snprintf(regen, sizeof(regen), "table: configs/tables/%s.txt, family %s in "
+             "tools/configgen/gen_configs.c", fam->table, fam->prefix);
+    snprintf(summary, sizeof(summary),
+             "Every event of the table a general-purpose counter can count%s;\n"
+             "fixed-counter-only events and the ones nanoBench's syntax cannot express\n"
+             "are listed by name at the end%s.",
+             noff >= GEN_OFFCORE_SPLIT ? ", offcore response in _all_offcore.txt" : "",
+             noff >= GEN_OFFCORE_SPLIT ? " of _all_core.txt" : "");
+    if (noff >= GEN_OFFCORE_SPLIT) {
+        struct gen_file_spec core = {fam->prefix, "all_core", source, regen, summary,
+                                     t.vendor, true};
+        struct gen_file_spec off = {fam->prefix, "all_offcore", source, regen,
+                                    "The offcore-response events (MSR_OFFCORE_RSP_x) of the "
+                                    "table.", t.vendor, false};
+        if (gen_write_entries(out_dir, &core, t.e, t.n, is_core, &nw) != 0 ||
+            gen_write_entries(out_dir, &off, t.e, t.n, is_offcore, &nw2) != 0)
+            goto out;
+    } else {
+        struct gen_file_spec all = {fam->prefix, "all", source, regen, summary, t.vendor, true};
+        if (gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nw) != 0)
+            goto out;
+    }
+    if (gen_tfam_write_common(fam->prefix, fam->prefix, &t, tables_dir, out_dir, source, regen,
+                              &ncommon) != 0)
+        goto out;
+    if (fam->alias && gen_tfam_write_common(fam->alias, fam->prefix, &t, tables_dir, out_dir,
+                                            source, regen, &ncommon) != 0)
+        goto out;
+    printf("%-24s %4zu written (%zu offcore), %3zu common; not written:", fam->prefix,
+           nw + nw2, noff, ncommon);
+    if (counts[GEN_KEEP] == t.n)
+        printf(" none");
+    for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
+        if (counts[s])
+            printf(" %zu %s;", counts[s], gen_status_text(s));
+    printf("\n");
+    ret = 0;
+out:
+    gen_table_free(&t);
+    return ret;
+}
