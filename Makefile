@@ -4,6 +4,7 @@
 #   make test   install what is missing, build, run every test
 #   make image  build images/nanobench.img from configs/default.suite (for dd to a USB stick)
 #   make fuzz   run every libFuzzer target for FUZZ_SECONDS (default 60) each
+#   make bench  the speed figures the README quotes (tests/bench/run.sh)
 #
 # Only Debian packages are needed; tools/install-deps.sh installs the missing ones.
 
@@ -35,8 +36,13 @@ include boot/boot.mk
 include tests/unit/unit.mk
 include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
+include tests/bench/bench.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt
+
+$(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_gpt.c
 
 $(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c \
                          kernel/serial_frame.h

@@ -20,8 +20,7 @@ dest=$2
 [ -f "$img" ] || die "$img: no such image"
 export MTOOLS_SKIP_CHECK=1
 
-first=$(sgdisk --info=1 "$img" 2>/dev/null | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
-[ -n "$first" ] || die "$img: no GPT partition 1"
+first=$("${NB_GPT:-$(dirname "$0")/../build/host/nb_gpt}" first-lba "$img") || die "$img: no GPT partition 1"
 part="$img@@$((first * 512))"
 
 mdir -i "$part" ::/nanobench/results >/dev/null 2>&1 || die "$img: no nanobench/results folder"

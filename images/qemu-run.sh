@@ -17,8 +17,10 @@
 #   QEMU_CPU      CPU model under TCG (default max)
 #   QEMU_EXTRA    extra arguments, split on spaces
 #
-# KVM with -cpu host is used when /dev/kvm can be opened read/write and
-# --icount is not given; TCG otherwise. The image is attached read-write, so
+# KVM with -cpu host is used when /dev/kvm can be opened read/write, QEMU
+# can start a guest with it, and --icount is not given; TCG otherwise
+# (KVM_DEVICE overrides the device path, for tests). The image is attached
+# read-write, so
 # results files written by the guest land in IMG (see images/extract.sh).
 # Exits 0 when QEMU exits by itself (guest power-off, or reset without
 # --reboot-ok); a guest that hangs or crashes into the firmware ends in the
@@ -60,9 +62,23 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nb-qemu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cp "$vars" "$tmp/vars.fd"
 
-# [ -c ] first: opening a missing /dev/kvm with <> would create a file.
-if [ -z "$icount" ] && [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
+# KVM that QEMU can really start a guest with: the device must open, and a
+# paused q35 guest must come up and quit (nested virtualisation can offer a
+# /dev/kvm on which QEMU aborts setting the guest's MSRs). About 60 ms.
+kvm_usable() {
+    # [ -c ] first: opening a missing device with <> would create a file.
+    [ -c "$kvm_dev" ] && (exec 3<>"$kvm_dev") 2>/dev/null || return 1
+    # In a subshell whose stderr is discarded: the shell's own "Aborted" too.
+    (echo quit | timeout 10 "$qemu" -accel kvm -cpu host -machine q35 -m 64 -nodefaults \
+        -no-user-config -display none -S -monitor stdio) >/dev/null 2>&1
+}
+
+kvm_dev=${KVM_DEVICE:-/dev/kvm}
+if [ -z "$icount" ] && kvm_usable; then
     accel="-accel kvm -cpu host"
+elif [ -z "$icount" ] && [ -c "$kvm_dev" ]; then
+    echo "qemu-run: $kvm_dev is present but QEMU cannot start a KVM guest with it; using TCG" >&2
+    accel="-accel tcg -cpu ${QEMU_CPU:-max}"
 elif [ -n "$icount" ]; then
     accel="-accel tcg -cpu ${QEMU_CPU:-max} -icount shift=$icount"
 else

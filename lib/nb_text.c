@@ -42,9 +42,31 @@ void nb_memcpy(void *dst, const void *src, size_t n)
         *d++ = *s++;
 }
 
+/*
+ * Eight bytes a store where the destination allows: the benchmark's five
+ * 1 MiB areas are cleared before every benchmark, and under QEMU (TCG) a byte
+ * loop over them was most of the per-benchmark time. The attribute keeps gcc
+ * from turning the loops back into a call to memset, which in the image is
+ * gnu-efi's byte loop.
+ */
+typedef uint64_t __attribute__((may_alias)) nb_word; /* stores into memory of any type */
+
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
 void nb_memset(void *dst, int value, size_t n)
 {
     uint8_t *d = dst;
+    while (n && ((uintptr_t)d & 7u)) {
+        *d++ = (uint8_t)value;
+        n--;
+    }
+    uint64_t word = 0x0101010101010101ull * (uint8_t)value;
+    for (; n >= 64; n -= 64, d += 64) {
+        nb_word *q = (nb_word *)(void *)d;
+        q[0] = word; q[1] = word; q[2] = word; q[3] = word;
+        q[4] = word; q[5] = word; q[6] = word; q[7] = word;
+    }
+    for (; n >= 8; n -= 8, d += 8)
+        *(nb_word *)(void *)d = word;
     while (n--)
         *d++ = (uint8_t)value;
 }

@@ -5,9 +5,14 @@
  *
  * usage: nb_serial LOG [-o OUT.csv]
  * Lines without a frame (the firmware's own output) are ignored; a new boot
- * (after a reset) restarts the line numbers. Exit status: 0 when every line
- * arrived intact, 1 when lines were damaged or lost (the CSV then lacks
- * their rows), 2 on usage or I/O errors.
+ * (after a reset) restarts the line numbers. A value is never filed under
+ * the wrong benchmark: after a damaged or lost line, the rows up to the
+ * next [name] line are dropped (and counted), since the lost line may have
+ * been that [name]. A capture of several runs (one stick booted several
+ * times; a boot that resumes a run after a reset continues that run) gives
+ * one CSV per run: OUT-run-NNNN.csv. Exit status: 0 when every line arrived
+ * intact, 1 when lines were damaged or lost (the CSV then lacks their rows),
+ * 2 on usage or I/O errors.
  */
 #define _GNU_SOURCE
 #include "host_file.h"
@@ -19,16 +24,80 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The CSV rows of one run, in memory until the whole log is read. */
+struct run {
+    char name[24]; /* "0003" from the results: line, or "boot-N" */
+    char *rows;
+    size_t len;
+    FILE *f;
+};
+
+#define MAX_RUNS 256
+
 struct parser {
-    FILE *out;
     const char *log;
     char benchmark[128];
     bool in_benchmark;
     unsigned expect;  /* next sequence number */
     bool started;
     int problems;
-    regex_t header, value;
+    unsigned dropped; /* rows dropped since the last gap */
+    unsigned gap_line;
+    struct run runs[MAX_RUNS];
+    size_t n_runs;
+    struct run *run;  /* the run the current boot belongs to */
+    unsigned boots;
+    bool run_resumed; /* this boot said "resumed: run N" */
+    regex_t header, value, results, resumed;
 };
+
+static struct run *new_run(struct parser *p, const char *name)
+{
+    if (p->n_runs == MAX_RUNS) {
+        fprintf(stderr, "nb_serial: %s: more than %d runs in one capture\n", p->log, MAX_RUNS);
+        exit(2);
+    }
+    struct run *r = &p->runs[p->n_runs++];
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    r->f = open_memstream(&r->rows, &r->len);
+    if (!r->f) {
+        perror("nb_serial");
+        exit(2);
+    }
+    return r;
+}
+
+static struct run *find_run(struct parser *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_runs; i++) {
+        if (strcmp(p->runs[i].name, name) == 0)
+            return &p->runs[i];
+    }
+    return NULL;
+}
+
+/*
+ * A boot's lines name its run. "resumed: run N" continues run N of an
+ * earlier boot (its rows join that CSV); "results: .../run-N.txt" names a
+ * new run, and the same number seen again without "resumed:" is another
+ * stick's or image's run N, kept apart as N-boot-K.
+ */
+static void name_run(struct parser *p, const char *name, bool resumed)
+{
+    struct run *same = find_run(p, name);
+    if (!p->run || same == p->run)
+        return;
+    if (resumed && same && p->run->len == 0 && p->run == &p->runs[p->n_runs - 1]) {
+        fclose(p->run->f);
+        free(p->run->rows);
+        p->n_runs--;
+        p->run = same;
+    } else if (same) {
+        snprintf(p->run->name, sizeof(p->run->name), "%.4s-boot-%u", name, p->boots);
+    } else {
+        snprintf(p->run->name, sizeof(p->run->name), "%s", name);
+    }
+}
 
 /* RFC 4180 quoting, as the image writes its CSV. */
 static void csv_field(FILE *f, const char *s, size_t n)
@@ -48,29 +117,72 @@ static void csv_field(FILE *f, const char *s, size_t n)
 static void row(struct parser *p, const char *event, size_t event_len, const char *value,
                 size_t value_len)
 {
-    csv_field(p->out, p->benchmark, strlen(p->benchmark));
-    fputc(',', p->out);
-    csv_field(p->out, event, event_len);
-    fputc(',', p->out);
-    csv_field(p->out, value, value_len);
-    fputc('\n', p->out);
+    FILE *f = p->run->f;
+    csv_field(f, p->benchmark, strlen(p->benchmark));
+    fputc(',', f);
+    csv_field(f, event, event_len);
+    fputc(',', f);
+    csv_field(f, value, value_len);
+    fputc('\n', f);
+}
+
+/* After a gap the benchmark of the next rows is unknown until a [name] line. */
+static void lose_track(struct parser *p, unsigned lineno)
+{
+    if (p->in_benchmark) {
+        p->in_benchmark = false;
+        p->gap_line = lineno;
+    }
+}
+
+static void report_dropped(struct parser *p)
+{
+    if (p->dropped)
+        fprintf(stderr, "nb_serial: %s:%u: %u row%s after the damaged or lost line%s dropped: "
+                        "the [name] line they belong to may be among them\n",
+                p->log, p->gap_line, p->dropped, p->dropped == 1 ? "" : "s",
+                p->dropped == 1 ? " was" : "s were");
+    p->dropped = 0;
 }
 
 /* One intact line of the image's text. */
 static void text_line(struct parser *p, char *text)
 {
     regmatch_t m[3];
+    char name[24];
     if (strncmp(text, "nanoBench-EFI ", 14) == 0) {
+        report_dropped(p);
         p->in_benchmark = false;
+        if (strncmp(text, "nanoBench-EFI done:", 19) == 0)
+            return;
+        snprintf(name, sizeof(name), "boot-%u", ++p->boots);
+        p->run = new_run(p, name);
+        p->run_resumed = false;
+    } else if (!p->run) {
+        return; /* the capture started in the middle of a boot: no run to file rows under */
+    } else if (regexec(&p->resumed, text, 2, m, 0) == 0) {
+        snprintf(name, sizeof(name), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), text + m[1].rm_so);
+        p->run_resumed = true;
+        name_run(p, name, true);
+    } else if (regexec(&p->results, text, 2, m, 0) == 0) {
+        snprintf(name, sizeof(name), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), text + m[1].rm_so);
+        if (!p->run_resumed)
+            name_run(p, name, false);
     } else if (regexec(&p->header, text, 2, m, 0) == 0) {
+        report_dropped(p);
         snprintf(p->benchmark, sizeof(p->benchmark), "%.*s", (int)(m[1].rm_eo - m[1].rm_so),
                  text + m[1].rm_so);
         p->in_benchmark = true;
-    } else if (p->in_benchmark && strncmp(text, "error: ", 7) == 0) {
-        row(p, "error", 5, text + 7, strlen(text + 7));
-    } else if (p->in_benchmark && regexec(&p->value, text, 3, m, 0) == 0) {
-        row(p, text + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), text + m[2].rm_so,
-            (size_t)(m[2].rm_eo - m[2].rm_so));
+    } else if (strncmp(text, "error: ", 7) == 0 || regexec(&p->value, text, 3, m, 0) == 0) {
+        if (!p->in_benchmark) {
+            if (p->gap_line)
+                p->dropped++;
+        } else if (text[0] == 'e' && strncmp(text, "error: ", 7) == 0) {
+            row(p, "error", 5, text + 7, strlen(text + 7));
+        } else {
+            row(p, text + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), text + m[2].rm_so,
+                (size_t)(m[2].rm_eo - m[2].rm_so));
+        }
     }
 }
 
@@ -89,18 +201,53 @@ static void line(struct parser *p, char *s, size_t len, unsigned lineno)
         p->problems++;
         if (p->started)
             p->expect = (p->expect + 1) % SERIAL_SEQ_MODULO;
+        lose_track(p, lineno);
         return;
     }
     if (seq == 0) {
         p->started = true; /* a (re)boot */
-    } else if (p->started && seq != p->expect) {
-        fprintf(stderr, "nb_serial: %s:%u: serial lines #%04u to #%04u are missing\n", p->log,
-                lineno, p->expect, (seq + SERIAL_SEQ_MODULO - 1) % SERIAL_SEQ_MODULO);
+    } else if (!p->started) {
+        /* The capture began after this boot's first lines. */
+        fprintf(stderr, "nb_serial: %s:%u: serial lines #0000 to #%04u are missing (the capture "
+                        "starts in the middle of a boot)\n", p->log, lineno, seq - 1);
         p->problems++;
+        p->started = true;
+    } else if (seq != p->expect) {
+        unsigned last = (seq + SERIAL_SEQ_MODULO - 1) % SERIAL_SEQ_MODULO;
+        if (last == p->expect)
+            fprintf(stderr, "nb_serial: %s:%u: serial line #%04u is missing\n", p->log, lineno, last);
+        else
+            fprintf(stderr, "nb_serial: %s:%u: serial lines #%04u to #%04u are missing\n", p->log,
+                    lineno, p->expect, last);
+        p->problems++;
+        lose_track(p, lineno);
     }
     p->expect = (seq + 1) % SERIAL_SEQ_MODULO;
     s[text_len] = '\0';
     text_line(p, s);
+}
+
+/* Writes one run's CSV to `path` (or stdout for NULL). */
+static int write_csv(const char *path, const struct run *r)
+{
+    FILE *f = path ? fopen(path, "w") : stdout;
+    if (!f) {
+        perror(path);
+        return 2;
+    }
+    fputs("benchmark,event,value\n", f);
+    fwrite(r->rows, 1, r->len, f);
+    if (path && fclose(f) != 0) {
+        perror(path);
+        return 2;
+    }
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: nb_serial LOG [-o OUT.csv]\n");
+    return 2;
 }
 
 int main(int argc, char **argv)
@@ -111,29 +258,22 @@ int main(int argc, char **argv)
             out_path = argv[++i];
         else if (!log && argv[i][0] != '-')
             log = argv[i];
-        else {
-            fprintf(stderr, "usage: nb_serial LOG [-o OUT.csv]\n");
-            return 2;
-        }
+        else
+            return usage();
     }
-    if (!log) {
-        fprintf(stderr, "usage: nb_serial LOG [-o OUT.csv]\n");
-        return 2;
-    }
+    if (!log)
+        return usage();
     size_t size;
     char *data = host_read_file(log, &size);
     if (!data) {
         perror(log);
         return 2;
     }
-    struct parser p = { .out = out_path ? fopen(out_path, "w") : stdout, .log = log };
-    if (!p.out) {
-        perror(out_path);
-        return 2;
-    }
+    struct parser p = { .log = log };
     regcomp(&p.header, "^\\[([A-Za-z0-9_.-]+)\\]$", REG_EXTENDED);
     regcomp(&p.value, "^([^:]+): (-?[0-9]+(\\.[0-9][0-9])?)$", REG_EXTENDED);
-    fputs("benchmark,event,value\n", p.out);
+    regcomp(&p.results, "^results: nanobench/results/run-([0-9]+)\\.txt,", REG_EXTENDED);
+    regcomp(&p.resumed, "^resumed: run ([0-9]+) continues", REG_EXTENDED);
     unsigned lineno = 0;
     for (char *s = data; s < data + size;) {
         char *eol = memchr(s, '\n', (size_t)(data + size - s));
@@ -141,11 +281,34 @@ int main(int argc, char **argv)
         line(&p, s, len, ++lineno);
         s += len + 1;
     }
-    if (out_path && fclose(p.out) != 0)
-        return 2;
-    if (!p.started) {
+    report_dropped(&p);
+    for (size_t i = 0; i < p.n_runs; i++)
+        fflush(p.runs[i].f);
+    if (!p.started || p.n_runs == 0) {
         fprintf(stderr, "nb_serial: %s: no nanoBench-EFI lines found\n", log);
         return 1;
     }
+    int status = 0;
+    if (p.n_runs == 1) {
+        status = write_csv(out_path, &p.runs[0]);
+    } else if (!out_path) {
+        fprintf(stderr, "nb_serial: %s holds %zu runs: give -o OUT.csv for one CSV per run "
+                        "(OUT-run-NNNN.csv)\n", log, p.n_runs);
+        return 2;
+    } else {
+        size_t stem = strlen(out_path);
+        if (stem > 4 && strcmp(out_path + stem - 4, ".csv") == 0)
+            stem -= 4;
+        for (size_t i = 0; i < p.n_runs && !status; i++) {
+            char *path;
+            if (asprintf(&path, "%.*s-run-%s.csv", (int)stem, out_path, p.runs[i].name) < 0)
+                return 2;
+            status = write_csv(path, &p.runs[i]);
+            fprintf(stderr, "nb_serial: run %s: %s\n", p.runs[i].name, path);
+            free(path);
+        }
+    }
+    if (status)
+        return status;
     return p.problems ? 1 : 0;
 }

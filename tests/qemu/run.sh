@@ -58,18 +58,48 @@ test_engine_suite() {
 test_csv_matches_serial() {
     [[ -f $TMP/engine/run-0001.csv ]] || { echo "no CSV (engine suite did not run?)"; return 1; }
     expect_eq "csv vs serial" "$(cat "$TMP/engine/run-0001.csv")" \
-        "$(build/host/nb_serial "$TMP/engine/serial.log")" || return 1
+        "$(build/host/nb_serial "$TMP/engine/serial-0001.log")" || return 1
     # The .txt file is the serial text from the banner on.
-    expect_eq "txt vs serial" "$(clean_serial "$TMP/engine/serial.log" | sed -n '/^nanoBench-EFI /,$p')" \
+    expect_eq "txt vs serial" "$(clean_serial "$TMP/engine/serial-0001.log" | sed -n '/^nanoBench-EFI [0-9]/,/^nanoBench-EFI done:/p')" \
         "$(cat "$TMP/engine/run-0001.txt")" || return 1
     # A flipped bit and a lost line on the cable are both reported.
-    sed -e '0,/RDTSC: 32.00/s//RDTSC: 36.00/' -e '/^\[loop\]/d' "$TMP/engine/serial.log" > "$TMP/noisy.log"
+    sed -e '0,/RDTSC: 32.00/s//RDTSC: 36.00/' -e '/^\[loop\]/d' "$TMP/engine/serial-0001.log" > "$TMP/noisy.log"
     local err rc
     err=$(build/host/nb_serial "$TMP/noisy.log" 2>&1 >/dev/null)
     rc=$?
     expect_eq "noisy exit status" 1 "$rc" || return 1
     grep -q "damaged line (serial #[0-9]*): RDTSC: 36.00" <<<"$err" || { echo "damage not reported: $err"; return 1; }
-    grep -q "serial lines #[0-9]* to #[0-9]* are missing" <<<"$err" || { echo "loss not reported: $err"; return 1; }
+    grep -q "serial line #[0-9]* is missing" <<<"$err" || { echo "loss not reported: $err"; return 1; }
+    # No value lands under the wrong benchmark: the damaged line took add_pair's
+    # value, and loop's [loop] line was lost, so loop's rows are dropped rather
+    # than filed under add_pair.
+    expect_eq "noisy csv" "$(grep -v '^add_pair,\|^loop,' "$TMP/engine/run-0001.csv")" \
+        "$(build/host/nb_serial "$TMP/noisy.log" 2>/dev/null)" || return 1
+    grep -q "1 row after the damaged or lost line was dropped" <<<"$err" || { echo "drop not reported: $err"; return 1; }
+    # A capture that starts in the middle of a boot says which lines it lacks.
+    sed '1,/^\[add_pair\]/d' "$TMP/engine/serial-0001.log" > "$TMP/late.log"
+    err=$(build/host/nb_serial "$TMP/late.log" 2>&1 >/dev/null)
+    grep -q "serial lines #0000 to #[0-9]* are missing (the capture starts in the middle of a boot)" <<<"$err" ||
+        { echo "late start not reported: $err"; return 1; }
+}
+
+# One capture of several runs (a stick booted twice) gives one CSV per run;
+# a boot that resumes a run after a reset continues that run's CSV.
+test_serial_log_of_several_runs() {
+    [[ -f $TMP/boot1.log && -f $TMP/reset/serial-0001.log ]] ||
+        { echo "needs the logs of target_errors_and_run_numbers and machine_reset_resumes"; return 1; }
+    cat "$TMP/boot1.log" "$TMP/boot2.log" > "$TMP/two.log"
+    local err rc
+    err=$(build/host/nb_serial "$TMP/two.log" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "without -o" 2 "$rc" || return 1
+    grep -q "holds 2 runs: give -o OUT.csv" <<<"$err" || { echo "message: $err"; return 1; }
+    build/host/nb_serial "$TMP/two.log" -o "$TMP/two.csv" 2>/dev/null || return 1
+    expect_eq "run 1" "$(cat "$TMP/target/run-0001.csv")" "$(cat "$TMP/two-run-0001.csv")" || return 1
+    expect_eq "run 2" "$(cat "$TMP/target/run-0002.csv")" "$(cat "$TMP/two-run-0002.csv")" || return 1
+    # The reset test's capture: two boots, one run.
+    expect_eq "resumed run" "$(cat "$TMP/reset/run-0001.csv")" \
+        "$(build/host/nb_serial "$TMP/reset/serial-0001.log" 2>/dev/null)"
 }
 
 test_single_benchmark() {
@@ -196,6 +226,10 @@ test_image_layout() {
     local table
     table=$(sgdisk -p "$TMP/usb.img" 2>/dev/null) || { echo "no GPT"; return 1; }
     grep -Eq '^ +1 +2048 .* EF00 ' <<<"$table" || { echo "partition 1 is not an ESP at 1 MiB:"; echo "$table"; return 1; }
+    # tools/nb_gpt writes the table: both headers and entry arrays must check out.
+    grep -q '^No problems found' <<<"$(sgdisk -v "$TMP/usb.img" 2>&1)" ||
+        { echo "sgdisk -v finds problems:"; sgdisk -v "$TMP/usb.img"; return 1; }
+    grep -q 'NANOBENCH' <<<"$table" || { echo "partition name missing: $table"; return 1; }
     local listing
     listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/usb.img@@1M" ::) || return 1
     for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/add_pair-main.bin; do
@@ -446,6 +480,102 @@ test_hangs() {
     expect_cli_error timeout_zero "nanobench: option -timeout: 0 is out of range (1..86400)" -asm nop -timeout 0
 }
 
+# A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
+# fails setting the guest's MSRs, as on this project's own machines) must not
+# end the run: qemu-run.sh checks KVM with a paused guest and falls back to
+# TCG, saying so. The fake QEMU fails like the real one whenever KVM is asked.
+test_broken_kvm_falls_back_to_tcg() {
+    cat >"$TMP/qemu-nokvm" <<'SH'
+#!/bin/sh
+case " $* " in *" kvm "*) echo "kvm_buf_set_msrs: Assertion failed" >&2; exit 134 ;; esac
+exec qemu-system-x86_64 "$@"
+SH
+    chmod +x "$TMP/qemu-nokvm"
+    local out rc
+    out=$(QEMU=$TMP/qemu-nokvm KVM_DEVICE=/dev/null $NB -asm "NOP" -results "$TMP/nokvm" 2>"$TMP/nokvm.err")
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || { cat "$TMP/nokvm.err"; return 1; }
+    grep -q '^RDTSC: ' <<<"$out" || { echo "no RDTSC line: $out"; return 1; }
+    grep -q 'cannot start a KVM guest with it; using TCG' "$TMP/nokvm.err" ||
+        { echo "no fallback message:"; cat "$TMP/nokvm.err"; return 1; }
+}
+
+# Every way a run can end leaves nothing in TMPDIR: success, bad input, an
+# image written, a plan, and Ctrl-C while QEMU boots (the whole process
+# group gets SIGINT, as from a terminal).
+test_no_temporary_files_left() {
+    local tmpdir=$TMP/tmpdir left
+    mkdir -p "$tmpdir"
+    TMPDIR=$tmpdir $NB -asm "NOP" -icount 4 -results "$TMP/tmp-ok" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOPX" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOP" -image "$TMP/tmp.img" >/dev/null 2>&1
+    TMPDIR=$tmpdir $NB -asm "NOP" -plan -plan_cpu intel:6:0x55:4 >/dev/null 2>&1
+    TMPDIR=$tmpdir setsid $NB -asm "NOP" -icount 4 -results "$TMP/tmp-int" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 2
+    kill -INT -- "-$pid" 2>/dev/null
+    wait "$pid"
+    left=$(ls -A "$tmpdir")
+    expect_eq "files left in TMPDIR" "" "$left"
+}
+
+# -results DIR never loses a run: the second one gets the next number.
+test_results_folder_collects_runs() {
+    local dir=$TMP/collect err
+    $NB -asm "NOP" -icount 4 -results "$dir" >/dev/null 2>&1 || return 1
+    err=$($NB -asm "NOP; NOP" -icount 4 -results "$dir" 2>&1 >/dev/null) || return 1
+    expect_eq "files" "run-0001.csv
+run-0001.txt
+run-0002.csv
+run-0002.txt
+serial-0001.log
+serial-0002.log" "$(ls "$dir")" || return 1
+    expect_eq "first run kept" "RDTSC: 16.00" "$(grep '^RDTSC' "$dir/run-0001.txt")" || return 1
+    expect_eq "second run" "RDTSC: 32.00" "$(grep '^RDTSC' "$dir/run-0002.txt")" || return 1
+    grep -qxF "nanobench: results in $dir (run 0002)" <<<"$err" || { echo "no results line: $err"; return 1; }
+    echo x >"$TMP/afile"
+    err=$($NB -asm "NOP" -results "$TMP/afile" 2>&1)
+    expect_eq "exit status for a file" 2 "$?" || return 1
+    expect_eq "message" "nanobench: -results $TMP/afile: not a folder" "$err"
+}
+
+# -finish exit returns to the firmware, which would sit at its boot menu until
+# QEMU's timeout: the CLI ends QEMU once the image says its files are closed.
+test_finish_exit_ends_qemu() {
+    local out rc start=$SECONDS
+    out=$(QEMU_TIMEOUT=60 $NB -asm "NOP" -icount 4 -finish exit -results "$TMP/exit" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || return 1
+    expect_eq "output" "RDTSC: 16.00" "$out" || return 1
+    ((SECONDS - start < 50)) || { echo "waited for the QEMU timeout"; return 1; }
+    grep -q 'finish: exit$' "$TMP/exit/run-0001.txt" || { echo "results file incomplete"; return 1; }
+}
+
+# STREAM=1 shows the image's lines as they arrive, without firmware noise,
+# escapes, carriage returns or frames; a terminal gets a progress line for a
+# suite ([n/total] name) on stderr, and results on stdout as each finishes.
+test_stream_and_progress_are_clean() {
+    local out
+    out=$(STREAM=1 $NB -asm "NOP" -icount 4 -results "$TMP/stream" 2>/dev/null) || return 1
+    if grep -q $'[\r\x1b\t]\|BdsDxe\||[0-9]\{4\} [0-9a-f]\{4\}$' <<<"$out"; then
+        echo "unclean stream:"; cat -A <<<"$out" | head; return 1
+    fi
+    grep -q '^cpu: ' <<<"$out" && grep -qx 'RDTSC: 16.00' <<<"$out" &&
+        grep -q '^nanoBench-EFI done: 1 benchmark, 0 errors' <<<"$out" || { echo "stream: $out"; return 1; }
+    [[ -s $TMP/stream/serial-0001.log ]] && grep -q $'\t|0001 ' "$TMP/stream/serial-0001.log" ||
+        { echo "raw serial log not kept"; return 1; }
+    printf 'a: -asm "NOP"\nb: -asm "NOP; NOP"\nc: -asm "NOP; NOP; NOP"\n' >"$TMP/three.suite"
+    local tty
+    tty=$(script -qec "$NB -suite $TMP/three.suite -icount 4 -results $TMP/progress" /dev/null) || return 1
+    grep -q '\[2/3\] b, [0-9]* s, about [0-9]* s left' <<<"$tty" || { echo "no progress line:"; cat -A <<<"$tty"; return 1; }
+    expect_eq "results" "[a]
+RDTSC: 16.00
+[b]
+RDTSC: 32.00
+[c]
+RDTSC: 48.00" "$(tr '\r' '\n' <<<"$tty" | sed 's/\x1b\[K//g' | grep -v '^\[[0-9]/3\]\|^nanobench: \|^qemu-run: \|^$')"
+}
+
 run_test selftest test_selftest
 run_test engine_suite_exact_values test_engine_suite
 run_test csv_and_txt_match_serial test_csv_matches_serial
@@ -465,6 +595,12 @@ run_test plan test_plan
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
+run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
+run_test no_temporary_files_left test_no_temporary_files_left
+run_test results_folder_collects_runs test_results_folder_collects_runs
+run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
+run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
+run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

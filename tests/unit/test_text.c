@@ -199,3 +199,24 @@ NB_TEST(text_string_helpers)
     CHECK_EQ_INT(nb_to_lower('q'), 'q');
     CHECK_EQ_INT(nb_to_lower('1'), '1');
 }
+
+/* nb_memset stores words where it can: every alignment and length still fills exactly. */
+NB_TEST(text_memset_fills_exactly_at_every_alignment)
+{
+    static uint8_t buf[300];
+    for (size_t start = 0; start < 16; start++) {
+        for (size_t len = 0; len < 200; len += 7) {
+            memset(buf, 0xAA, sizeof(buf));
+            nb_memset(buf + start, 0x5C, len);
+            size_t bad = sizeof(buf);
+            for (size_t i = 0; i < sizeof(buf); i++) {
+                uint8_t want = (i >= start && i < start + len) ? 0x5C : 0xAA;
+                if (buf[i] != want) {
+                    bad = i;
+                    break;
+                }
+            }
+            CHECK_EQ_INT(bad, sizeof(buf));
+        }
+    }
+}
