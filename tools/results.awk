@@ -39,7 +39,7 @@ function show_progress(name,   elapsed, left) {
 }
 # Print the finished block held in blk[1..nblk].
 function flush_block(   i, l) {
-    if (!nblk) return
+    if (!nblk || stream) { nblk = 0; return }  # stream: every line was printed as it came
     clear_progress()
     for (i = 1; i <= nblk; i++) {
         l = blk[i]
