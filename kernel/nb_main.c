@@ -39,6 +39,9 @@ struct run_state {
     bool resumable;      /* the state file can be written */
     bool resumed;        /* this boot continues an interrupted run */
     size_t resume_from;  /* suite entry that was running at the reset */
+    bool safe;           /* state before every benchmark, results flushed after (nb_resume.h) */
+    bool rerun;          /* resumed from a batched state: entry resume_from runs again */
+    uint64_t last_commit; /* TSC of the last commit of results and state */
     /* Known-answer checks (nb_selftest.h) and the facts they need. */
     struct nb_selftest selftest;
     bool tsc_invariant;
@@ -244,7 +247,10 @@ static void apply_defaults(struct run_state *s, const struct suite_entry *e, boo
         s->finish = o.finish;
 }
 
-/* Records which entry runs next, so that a reset can be resumed after it. */
+/*
+ * Records which entry runs next, so that a reset can be resumed after it,
+ * with the sizes of the results that are durable at this point.
+ */
 static void save_progress(struct run_state *s, size_t next, bool done)
 {
     if (!s->resumable)
@@ -253,6 +259,9 @@ static void save_progress(struct run_state *s, size_t next, bool done)
     s->state.n_benchmarks = s->report.n_benchmarks;
     s->state.n_errors = s->report.n_errors;
     s->state.done = done;
+    s->state.batched = !s->safe && !done;
+    s->state.txt_size = s->report.txt_durable;
+    s->state.csv_size = s->report.csv_durable;
     if (resume_write(s->p, &s->state) != NB_OK) {
         report_line(&s->report, "results: cannot write " NB_STATE_PATH
                                 "; a machine reset would not be resumed");
@@ -263,9 +272,34 @@ static void save_progress(struct run_state *s, size_t next, bool done)
 /* Parse limit: a suite whose parse needs more than this is reported, not run. */
 #define SUITE_ARENA_MAX (256u * 1024u * 1024u)
 
+/*
+ * The durability window: results are written and flushed, and the state
+ * saved, at most every COMMIT_WINDOW_MS (and once before the first
+ * benchmark). On a USB stick a flush and the state file cost milliseconds
+ * per benchmark; a reset loses at most this window, which is run again.
+ */
+#define COMMIT_WINDOW_MS 250u
+#define COMMIT_BUFFER_BYTES (256u * 1024u)
+
+static void commit_window(struct run_state *s, size_t next, bool force)
+{
+    uint64_t now = s->p->read_tsc(s->p->ctx);
+    uint64_t window = s->tsc_hz / 1000u * COMMIT_WINDOW_MS;
+    if (!force && window && now - s->last_commit < window)
+        return;
+    report_commit(&s->report);
+    save_progress(s, next, false);
+    s->last_commit = now;
+}
+
 /* Entries before `first` ran before a reset; entry `first - 1`... see nb_resume.h. */
 static void run_entries(struct run_state *s, const struct suite *suite)
 {
+    /* Without a TSC frequency there is no window to measure: every benchmark commits. */
+    if (!s->safe && !report_defer(&s->report, COMMIT_BUFFER_BYTES))
+        s->safe = true;
+    if (!s->safe)
+        commit_window(s, s->resume_from, true);
     for (size_t i = 0; i < suite->count; i++) {
         const struct suite_entry *e = &suite->entries[i];
         if (i < s->resume_from) {
@@ -273,7 +307,7 @@ static void run_entries(struct run_state *s, const struct suite *suite)
                 apply_defaults(s, e, true);
             continue;
         }
-        if (s->resumed && i == s->resume_from) {
+        if (s->resumed && i == s->resume_from && !s->rerun) {
             /* The entry that was running when the machine reset. */
             if (e->is_defaults) {
                 apply_defaults(s, e, true);
@@ -284,12 +318,16 @@ static void run_entries(struct run_state *s, const struct suite *suite)
             }
             continue;
         }
-        save_progress(s, i, false);
+        if (s->safe)
+            save_progress(s, i, false);
         if (e->is_defaults)
             apply_defaults(s, e, false);
         else
             run_benchmark(s, e);
+        if (!s->safe)
+            commit_window(s, i + 1, false);
     }
+    report_commit(&s->report);
     save_progress(s, suite->count, true);
 }
 
@@ -331,9 +369,15 @@ static void open_results(struct run_state *s, const void *suite_text, size_t len
     struct resume_state old;
     uint64_t hash = resume_hash(suite_text, len);
     if (suite_text && resume_read(s->p, &old) && !old.done && old.suite_hash == hash) {
-        report_reopen_files(&s->report, old.run);
+        /* Batched: what was written after the last commit runs again, so it goes. */
+        if (old.batched)
+            report_reopen_files_at(&s->report, old.run, old.txt_size, old.csv_size);
+        else
+            report_reopen_files(&s->report, old.run);
         if (s->report.files_ok) {
             s->resumed = true;
+            s->safe = true; /* until the run ends: the reset may come again, and must be pinned down */
+            s->rerun = old.batched;
             s->resume_from = old.next;
             s->report.n_benchmarks = old.n_benchmarks;
             s->report.n_errors = old.n_errors;
@@ -367,7 +411,8 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
 
     report_line(&s.report, "nanoBench-EFI %s", NB_VERSION);
     if (s.resumed)
-        report_line(&s.report, "resumed: run %04u continues after a machine reset", s.state.run);
+        report_line(&s.report, "resumed: run %04u continues after a machine reset%s", s.state.run,
+                    s.rerun ? "; benchmarks whose results were not saved yet run again" : "");
     print_fingerprint(&s);
     if (s.report.files_ok)
         report_line(&s.report, "results: %s, %s", s.report.txt_path, s.report.csv_path);

@@ -29,6 +29,7 @@ void report_init(struct report *r, const struct nb_platform *p)
 
 static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len);
 static void write_now(struct report *r, struct nb_file *f, const char *text, size_t len);
+void report_commit(struct report *r);
 
 /* One line (text ends with '\n') to serial and console, framed (serial_frame.h). */
 static void serial_line(struct report *r, const char *text, size_t len)
@@ -133,14 +134,65 @@ void report_open_files(struct report *r)
     write_now(r, r->csv, header, sizeof(header) - 1);
     if (r->files_ok && (st = p->flush_file(p->ctx, r->csv)) != NB_OK)
         files_failed(r, r->csv_path, st);
+    r->csv_durable = r->csv_written;
 }
 
 void report_reopen_files(struct report *r, unsigned run_number)
 {
+    report_reopen_files_at(r, run_number, ~0ull, ~0ull);
+}
+
+/*
+ * The size of `path`, cut back to `keep` bytes when it is longer: the file
+ * is read and written again (the seam has no truncate; this happens once,
+ * after a reset). Returns NB_OK or the failing status.
+ */
+static int cut_file(struct report *r, const char *path, uint64_t keep, uint64_t *size)
+{
     const struct nb_platform *p = r->p;
+    void *data;
+    size_t len;
+    int st = p->read_file(p->ctx, path, &data, &len);
+    if (st == NB_ENOENT) {
+        *size = 0; /* append_file creates it */
+        return NB_OK;
+    }
+    if (st != NB_OK)
+        return st;
+    *size = len;
+    if ((uint64_t)len > keep) {
+        struct nb_file *f;
+        st = p->create_file(p->ctx, path, &f);
+        if (st == NB_OK) {
+            st = keep ? p->write_file(p->ctx, f, data, (size_t)keep) : NB_OK;
+            if (st == NB_OK)
+                st = p->flush_file(p->ctx, f);
+            p->close_file(p->ctx, f);
+        }
+        *size = keep;
+    }
+    p->free_file(p->ctx, data, len);
+    return st;
+}
+
+void report_reopen_files_at(struct report *r, unsigned run_number, uint64_t txt_size,
+                            uint64_t csv_size)
+{
+    const struct nb_platform *p = r->p;
+    int st;
     r->run_number = run_number;
     nb_snprintf(r->txt_path, sizeof(r->txt_path), NB_RESULTS_DIR "/run-%04u.txt", run_number);
     nb_snprintf(r->csv_path, sizeof(r->csv_path), NB_RESULTS_DIR "/run-%04u.csv", run_number);
+    if ((st = cut_file(r, r->txt_path, txt_size, &r->txt_written)) != NB_OK) {
+        files_failed(r, r->txt_path, st);
+        return;
+    }
+    if ((st = cut_file(r, r->csv_path, csv_size, &r->csv_written)) != NB_OK) {
+        files_failed(r, r->csv_path, st);
+        return;
+    }
+    r->txt_durable = r->txt_written;
+    r->csv_durable = r->csv_written;
     open_pair(r, p->append_file);
 }
 
@@ -150,15 +202,92 @@ static void write_now(struct report *r, struct nb_file *f, const char *text, siz
     if (!r->files_ok || !f)
         return;
     int st = r->p->write_file(r->p->ctx, f, text, len);
-    if (st != NB_OK)
+    if (st != NB_OK) {
         files_failed(r, f == r->txt ? r->txt_path : r->csv_path, st);
+        return;
+    }
+    if (f == r->txt)
+        r->txt_written += len;
+    else
+        r->csv_written += len;
+}
+
+/* Deferred mode: text for one file joins what waits for report_commit. */
+static void defer_text(struct report *r, struct nb_file *f, const char *text, size_t len)
+{
+    bool txt = (f == r->txt);
+    char *buf = txt ? r->commit_txt : r->commit_csv;
+    size_t *buf_len = txt ? &r->commit_txt_len : &r->commit_csv_len;
+    if (*buf_len + len > r->commit_cap)
+        report_commit(r);
+    if (len > r->commit_cap) {
+        write_now(r, f, text, len); /* larger than the whole buffer: straight to the file */
+        return;
+    }
+    nb_memcpy(buf + *buf_len, text, len);
+    *buf_len += len;
+}
+
+static void flush_both(struct report *r)
+{
+    if (!r->files_ok)
+        return;
+    int st = r->p->flush_file(r->p->ctx, r->txt);
+    if (st != NB_OK) {
+        files_failed(r, r->txt_path, st);
+        return;
+    }
+    st = r->p->flush_file(r->p->ctx, r->csv);
+    if (st != NB_OK) {
+        files_failed(r, r->csv_path, st);
+        return;
+    }
+    r->txt_durable = r->txt_written;
+    r->csv_durable = r->csv_written;
+}
+
+bool report_defer(struct report *r, size_t cap)
+{
+    if (!r->files_ok)
+        return false;
+    r->commit_txt = r->p->alloc_data(r->p->ctx, cap);
+    r->commit_csv = r->p->alloc_data(r->p->ctx, cap);
+    if (!r->commit_txt || !r->commit_csv) {
+        if (r->commit_txt)
+            r->p->free_mem(r->p->ctx, r->commit_txt, cap);
+        if (r->commit_csv)
+            r->p->free_mem(r->p->ctx, r->commit_csv, cap);
+        r->commit_txt = r->commit_csv = NULL;
+        return false;
+    }
+    r->commit_cap = cap;
+    r->deferred = true;
+    return true;
+}
+
+void report_commit(struct report *r)
+{
+    if (r->deferred) {
+        /* Lines written while a block waited are in the buffers, in order. */
+        size_t t = r->commit_txt_len, c = r->commit_csv_len;
+        r->commit_txt_len = r->commit_csv_len = 0;
+        if (t)
+            write_now(r, r->txt, r->commit_txt, t);
+        if (c)
+            write_now(r, r->csv, r->commit_csv, c);
+    }
+    flush_both(r);
 }
 
 /* Writes out what the current benchmark has accumulated for one file. */
 static void write_pending(struct report *r, struct nb_file *f, char *pending, size_t *len)
 {
-    if (*len)
-        write_now(r, f, pending, *len);
+    if (*len) {
+        if (r->deferred)
+            defer_text(r, f, pending, *len);
+        else
+            write_now(r, f, pending, *len);
+    }
     *len = 0;
 }
 
@@ -169,7 +298,10 @@ static void write_pending(struct report *r, struct nb_file *f, char *pending, si
 static void write_both(struct report *r, struct nb_file *f, const char *text, size_t len)
 {
     if (!r->in_benchmark) {
-        write_now(r, f, text, len);
+        if (r->deferred)
+            defer_text(r, f, text, len);
+        else
+            write_now(r, f, text, len);
         return;
     }
     bool txt = (f == r->txt);
@@ -178,7 +310,10 @@ static void write_both(struct report *r, struct nb_file *f, const char *text, si
     if (*pending_len + len > REPORT_PENDING_MAX)
         write_pending(r, f, pending, pending_len);
     if (len > REPORT_PENDING_MAX) {
-        write_now(r, f, text, len);
+        if (r->deferred)
+            defer_text(r, f, text, len);
+        else
+            write_now(r, f, text, len);
         return;
     }
     nb_memcpy(pending + *pending_len, text, len);
@@ -281,21 +416,20 @@ void report_end(struct report *r)
         write_pending(r, r->csv, r->pending_csv, &r->pending_csv_len);
         r->in_benchmark = false;
     }
-    if (!r->files_ok)
-        return;
-    int st = r->p->flush_file(r->p->ctx, r->txt);
-    if (st != NB_OK) {
-        files_failed(r, r->txt_path, st);
-        return;
-    }
-    st = r->p->flush_file(r->p->ctx, r->csv);
-    if (st != NB_OK)
-        files_failed(r, r->csv_path, st);
+    if (!r->deferred)
+        flush_both(r);
 }
 
 void report_close(struct report *r)
 {
     report_end(r);
+    report_commit(r);
+    if (r->commit_txt)
+        r->p->free_mem(r->p->ctx, r->commit_txt, r->commit_cap);
+    if (r->commit_csv)
+        r->p->free_mem(r->p->ctx, r->commit_csv, r->commit_cap);
+    r->commit_txt = r->commit_csv = NULL;
+    r->deferred = false;
     if (r->txt)
         r->p->close_file(r->p->ctx, r->txt);
     if (r->csv)

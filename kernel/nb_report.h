@@ -6,11 +6,13 @@
  * NNNN grows with every boot: it continues after the number kept in
  * nanobench/results/last-run and skips any file that already exists, so an
  * earlier run is never overwritten. A benchmark's lines reach serial at once
- * but the files only as a whole block, written and flushed when the
- * benchmark ends: a machine reset in the middle leaves no half block (and
- * nb_resume.h continues the same files after the reset). When the partition
- * cannot be written (missing folder, read-only, full) the report says so once
- * and carries on over serial.
+ * but the files only as whole blocks: written and flushed when the
+ * benchmark ends or, in deferred mode, collected in memory and written and
+ * flushed together by report_commit (nb_main.c commits at most every
+ * 250 ms: the durability window). Either way a machine reset leaves no half
+ * block, and nb_resume.h continues the same files after it. When the
+ * partition cannot be written (missing folder, read-only, full) the report
+ * says so once and carries on over serial.
  */
 #ifndef NB_REPORT_H
 #define NB_REPORT_H
@@ -39,6 +41,12 @@ struct report {
     char pending_txt[REPORT_PENDING_MAX];
     char pending_csv[REPORT_PENDING_MAX];
     size_t pending_txt_len, pending_csv_len;
+    /* Deferred mode: finished blocks (and lines between them) wait here for report_commit. */
+    bool deferred;
+    char *commit_txt, *commit_csv;
+    size_t commit_txt_len, commit_csv_len, commit_cap;
+    /* Bytes in each file, and how many of them were flushed (the state file records those). */
+    uint64_t txt_written, csv_written, txt_durable, csv_durable;
     /*
      * Optional observer of every value and error a benchmark reports (the
      * -expect checks read the values exactly as printed); NULL: none.
@@ -64,8 +72,23 @@ void report_begin(struct report *r, const char *name);
 void report_value(struct report *r, const char *event, const char *value);
 /* "error: MESSAGE" in text, "benchmark,error,MESSAGE" in CSV; counts the error. */
 void report_error(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Ends a benchmark: flushes both files. */
+/* Ends a benchmark: flushes both files (deferred mode: keeps the block for report_commit). */
 void report_end(struct report *r);
+
+/*
+ * Deferred mode: blocks collect in `cap`-byte buffers per file (allocated
+ * here; false when that fails, and the report stays immediate).
+ */
+bool report_defer(struct report *r, size_t cap);
+/* Writes and flushes what deferred mode collected; afterwards *_durable == *_written. */
+void report_commit(struct report *r);
+/*
+ * For a resumed run: cuts run-NNNN.txt/.csv back to the sizes the state
+ * file recorded as durable (a reset may have left blocks that will be run
+ * again), then reopens them for appending. Sizes of ~0 mean "keep all".
+ */
+void report_reopen_files_at(struct report *r, unsigned run_number, uint64_t txt_size,
+                            uint64_t csv_size);
 
 void report_close(struct report *r);
 

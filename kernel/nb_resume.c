@@ -6,7 +6,7 @@
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
-#define STATE_MAX 256
+#define STATE_MAX 512
 
 uint64_t resume_hash(const void *data, size_t len)
 {
@@ -69,6 +69,13 @@ bool resume_read(const struct nb_platform *p, struct resume_state *st)
     st->n_benchmarks = (unsigned)benchmarks;
     st->n_errors = (unsigned)errors;
     st->done = done != 0;
+    /* Optional (states written before the durability window): safe mode, sizes unknown. */
+    uint64_t batched = 0;
+    st->batched = field(text, "batched", &batched) && batched != 0;
+    if (!field(text, "txt", &st->txt_size))
+        st->txt_size = ~0ull;
+    if (!field(text, "csv", &st->csv_size))
+        st->csv_size = ~0ull;
     return true;
 }
 
@@ -77,10 +84,11 @@ int resume_write(const struct nb_platform *p, const struct resume_state *st)
     char text[STATE_MAX];
     size_t n = nb_snprintf(text, sizeof(text),
                            "nanobench-state 1\nrun %u\nsuite 0x%llx\nnext %llu\nbenchmarks %u\n"
-                           "errors %u\ndone %u\n",
+                           "errors %u\ndone %u\nbatched %u\ntxt %llu\ncsv %llu\n",
                            st->run, (unsigned long long)st->suite_hash,
                            (unsigned long long)st->next, st->n_benchmarks, st->n_errors,
-                           st->done ? 1u : 0u);
+                           st->done ? 1u : 0u, st->batched ? 1u : 0u,
+                           (unsigned long long)st->txt_size, (unsigned long long)st->csv_size);
     struct nb_file *f;
     int rc = p->create_file(p->ctx, NB_STATE_PATH, &f);
     if (rc != NB_OK)

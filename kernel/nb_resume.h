@@ -1,13 +1,21 @@
 /*
  * nb_resume.h — a run survives a machine reset.
  *
- * Before each benchmark the image writes (and flushes) nanobench/results/state:
- * which run this is, which suite entry runs next, the counts so far and a
- * checksum of the suite. When the suite ends, the state says `done`. If the
- * next boot finds an unfinished state for the same suite, it reopens the same
- * run-NNNN files, reports the benchmark that was running as
- * `error: machine reset while running`, and continues after it. A suite
- * therefore always ends, however often its benchmarks reset the machine.
+ * The image writes (and flushes) nanobench/results/state: which run this is,
+ * which suite entry runs next, the counts so far, a checksum of the suite,
+ * and how many bytes of run-NNNN.txt/.csv are durable. When the suite ends,
+ * the state says `done`.
+ *
+ * Two modes (nb_main.c). Batched, the normal one: results are committed and
+ * the state written at most every 250 ms, with `batched 1`: entries from
+ * `next` on may have run, and one of them reset the machine. The next boot
+ * cuts the results files back to the recorded sizes and runs those entries
+ * again, now in safe mode. Safe: the state is written before every
+ * benchmark (`batched 0`) and results are flushed after it; after a reset
+ * the entry at `next` is the one that was running: it is reported as
+ * `error: machine reset while running`, and the run continues after it.
+ * A suite therefore always ends, however often its benchmarks reset the
+ * machine (a benchmark that resets it costs one extra reset).
  */
 #ifndef NB_RESUME_H
 #define NB_RESUME_H
@@ -26,6 +34,8 @@ struct resume_state {
     size_t next;         /* suite entry about to run */
     unsigned n_benchmarks, n_errors;
     bool done;
+    bool batched;                /* entries from `next` on may have run: run them again */
+    uint64_t txt_size, csv_size; /* durable bytes of run-NNNN.txt/.csv; ~0: unknown (keep all) */
 };
 
 /* FNV-1a 64-bit hash of the suite text: a changed suite starts a new run. */

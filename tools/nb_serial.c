@@ -24,12 +24,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One benchmark's rows: [start, end) in its run's rows. */
+struct block {
+    char name[128];
+    long start, end;
+    bool dropped; /* the benchmark ran again after a reset: the later block counts */
+};
+
 /* The CSV rows of one run, in memory until the whole log is read. */
 struct run {
     char name[24]; /* "0003" from the results: line, or "boot-N" */
     char *rows;
     size_t len;
     FILE *f;
+    struct block *blocks;
+    size_t n_blocks;
 };
 
 #define MAX_RUNS 256
@@ -126,6 +135,32 @@ static void row(struct parser *p, const char *event, size_t event_len, const cha
     fputc('\n', f);
 }
 
+/*
+ * A [name] line starts a block. A boot that resumed a run after a reset runs
+ * again whatever was not yet saved (nb_resume.h): the run's earlier block of
+ * the same benchmark is dropped, as the image cut it from its files.
+ */
+static void start_block(struct parser *p, const char *name)
+{
+    struct run *r = p->run;
+    long here = ftell(r->f);
+    if (r->n_blocks)
+        r->blocks[r->n_blocks - 1].end = here;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        if (strcmp(r->blocks[i].name, name) == 0)
+            r->blocks[i].dropped = true;
+    }
+    r->blocks = realloc(r->blocks, (r->n_blocks + 1) * sizeof(*r->blocks));
+    if (!r->blocks) {
+        perror("nb_serial");
+        exit(2);
+    }
+    struct block *b = &r->blocks[r->n_blocks++];
+    snprintf(b->name, sizeof(b->name), "%s", name);
+    b->start = b->end = here;
+    b->dropped = false;
+}
+
 /* After a gap the benchmark of the next rows is unknown until a [name] line. */
 static void lose_track(struct parser *p, unsigned lineno)
 {
@@ -173,6 +208,7 @@ static void text_line(struct parser *p, char *text)
         snprintf(p->benchmark, sizeof(p->benchmark), "%.*s", (int)(m[1].rm_eo - m[1].rm_so),
                  text + m[1].rm_so);
         p->in_benchmark = true;
+        start_block(p, p->benchmark);
     } else if (strncmp(text, "error: ", 7) == 0 || regexec(&p->value, text, 3, m, 0) == 0) {
         if (!p->in_benchmark) {
             if (p->gap_line)
@@ -236,7 +272,12 @@ static int write_csv(const char *path, const struct run *r)
         return 2;
     }
     fputs("benchmark,event,value\n", f);
-    fwrite(r->rows, 1, r->len, f);
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const struct block *b = &r->blocks[i];
+        long end = i + 1 == r->n_blocks ? (long)r->len : b->end;
+        if (!b->dropped)
+            fwrite(r->rows + b->start, 1, (size_t)(end - b->start), f);
+    }
     if (path && fclose(f) != 0) {
         perror(path);
         return 2;

@@ -40,6 +40,10 @@ function show_progress(name,   elapsed, left) {
 # Print the finished block held in blk[1..nblk].
 function flush_block(   i, l) {
     if (!nblk || stream) { nblk = 0; return }  # stream: every line was printed as it came
+    # A boot that resumed the run runs again what was not saved before the
+    # reset: a benchmark already printed is not printed twice.
+    if (blk[1] in printed) { nblk = 0; return }
+    printed[blk[1]] = 1
     clear_progress()
     for (i = 1; i <= nblk; i++) {
         l = blk[i]

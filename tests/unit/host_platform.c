@@ -301,6 +301,8 @@ static void host_close_file(void *ctx, struct nb_file *file)
 {
     struct host_platform *h = ctx_of(ctx);
     h->open_files--;
+    if (h->on_file_closed)
+        h->on_file_closed(h, file->f->path);
     free(file);
 }
 

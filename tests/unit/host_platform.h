@@ -46,6 +46,8 @@ struct host_platform {
     const char *fail_flush_path; /* flushes of paths containing this fail with NB_EIO... */
     int flushes_before_failure;  /* ...after this many succeeded */
     int open_files;           /* created and not yet closed */
+    /* Called after a file is closed (e.g. to look at the state file as each write leaves it). */
+    void (*on_file_closed)(struct host_platform *h, const char *path);
     int live_file_data;       /* read_file buffers not yet freed */
 
     /* Text output. */

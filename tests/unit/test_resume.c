@@ -106,3 +106,98 @@ NB_TEST(resume_state_file_round_trip_and_garbage)
     CHECK_EQ_U64(resume_hash("a", 1), 0xaf63dc4c8601ec8cull);
     host_platform_free(&h);
 }
+
+/*
+ * The durability window: a batched state (nb_resume.h) says the entries from
+ * `next` on may have run. The next boot cuts the results files back to the
+ * sizes the state recorded (a block written after them is dropped, it runs
+ * again), runs `next` again in safe mode instead of calling it the culprit,
+ * and writes the state before each benchmark from then on.
+ */
+NB_TEST(resume_batched_state_cuts_files_and_runs_again)
+{
+    struct host_platform h;
+    machine(&h);
+    uint64_t hash = resume_hash(SUITE, strlen(SUITE));
+    static const char txt[] = "nanoBench-EFI 0.1.0\n[a]\nRDTSC: 0.00\n";
+    static const char csv[] = "benchmark,event,value\na,RDTSC,0.00\n";
+    host_fs_add_text(&h, "nanobench/results/last-run", "1\n");
+    /* `killer`'s block made it to the files after the last commit, uncommitted. */
+    host_fs_add_text(&h, "nanobench/results/run-0001.txt", "nanoBench-EFI 0.1.0\n[a]\nRDTSC: 0.00\n[killer]\nRDTSC: 9.00\n");
+    host_fs_add_text(&h, "nanobench/results/run-0001.csv", "benchmark,event,value\na,RDTSC,0.00\nkiller,RDTSC,9.00\n");
+    char state[320];
+    snprintf(state, sizeof(state),
+             "nanobench-state 1\nrun 1\nsuite 0x%llx\nnext 2\nbenchmarks 1\nerrors 0\ndone 0\n"
+             "batched 1\ntxt %zu\ncsv %zu\n",
+             (unsigned long long)hash, strlen(txt), strlen(csv));
+    host_fs_add_text(&h, NB_STATE_PATH, state);
+    nb_run_image(&h.p);
+    const char *out = host_fs_text(&h, "nanobench/results/run-0001.txt");
+    REQUIRE(out != NULL);
+    CHECK(strncmp(out, txt, strlen(txt)) == 0);
+    CHECK(strstr(out, "resumed: run 0001 continues after a machine reset; benchmarks whose results "
+                      "were not saved yet run again\n"));
+    CHECK(strstr(out, "RDTSC: 9.00") == NULL);          /* the uncommitted block is gone */
+    CHECK(strstr(out, "machine reset while running") == NULL); /* killer ran again */
+    CHECK(strstr(out, "[killer]\nRDTSC: "));
+    CHECK(strstr(out, "nanoBench-EFI done: 3 benchmarks, 0 errors, finish: shutdown\n"));
+    const char *outcsv = host_fs_text(&h, "nanobench/results/run-0001.csv");
+    CHECK(strncmp(outcsv, csv, strlen(csv)) == 0);
+    CHECK(strstr(outcsv, "killer,RDTSC,9.00") == NULL);
+    struct resume_state st;
+    REQUIRE(resume_read(&h.p, &st));
+    CHECK(st.done);
+    CHECK(!st.batched);
+    CHECK_EQ_INT(st.n_benchmarks, 3);
+    host_platform_free(&h);
+}
+
+/*
+ * A normal run commits in windows: the state written before the first
+ * benchmark is batched and names the durable sizes of both files, and the
+ * files then hold exactly those bytes (the blocks after it wait in memory).
+ */
+static unsigned state_writes;
+static char first_state[512];
+static uint64_t txt_at_first_state;
+
+static void watch_state(struct host_platform *h, const char *path)
+{
+    if (strcmp(path, NB_STATE_PATH) != 0 || state_writes++ > 0)
+        return;
+    const char *t = host_fs_text(h, NB_STATE_PATH);
+    snprintf(first_state, sizeof(first_state), "%s", t ? t : "");
+    const char *txt = host_fs_text(h, "nanobench/results/run-0001.txt");
+    txt_at_first_state = txt ? strlen(txt) : 0;
+}
+
+NB_TEST(resume_normal_run_commits_in_windows)
+{
+    struct host_platform h;
+    machine(&h);
+    /* A known TSC frequency (2.4 GHz from CPUID.15H); the fake TSC stands still meanwhile. */
+    host_cpuid_set_vendor(&h, "GenuineIntel", 0x15);
+    host_cpuid_set(&h, 0x15, 0, 1, 100, 24000000, 0);
+    state_writes = 0;
+    h.on_file_closed = watch_state;
+    nb_run_image(&h.p);
+    /* One state before the run and one at its end: the 3 benchmarks fit in one window. */
+    CHECK_EQ_INT(state_writes, 2);
+    CHECK(strstr(first_state, "next 0\n"));
+    CHECK(strstr(first_state, "batched 1\n"));
+    char want[64];
+    snprintf(want, sizeof(want), "txt %llu\n", (unsigned long long)txt_at_first_state);
+    CHECK(strstr(first_state, want));
+    struct resume_state st;
+    REQUIRE(resume_read(&h.p, &st));
+    CHECK(st.done);
+    host_platform_free(&h);
+
+    /* Without a TSC frequency there is no window to measure: every benchmark commits. */
+    machine(&h);
+    state_writes = 0;
+    h.on_file_closed = watch_state;
+    nb_run_image(&h.p);
+    CHECK_EQ_INT(state_writes, 1 + 4 + 1);
+    host_platform_free(&h);
+}
