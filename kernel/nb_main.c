@@ -65,6 +65,11 @@ static void print_fingerprint(struct run_state *s)
                 m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
+    /* What a hypervisor reports for MSRs and counters is its own, not the silicon's. */
+    if (m.hypervisor)
+        report_line(&s->report, "hypervisor: \"%s\" (CPUID.1:ECX[31]); MSR and counter values are "
+                                "the hypervisor's (QEMU without KVM: unknown MSRs read 0)",
+                    m.hypervisor_id);
     xsave_session_begin(&s->xsave, s->p);
     char line[160];
     xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));

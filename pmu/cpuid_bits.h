@@ -30,6 +30,8 @@
 /* CPUID.01H:ECX[15] PDCM: IA32_PERF_CAPABILITIES exists. */
 #define CPUID_01_ECX_PDCM (1u << 15)
 #define CPUID_01_ECX_XSAVE (1u << 26)  /* XSAVE/XRSTOR, XSETBV/XGETBV, XCR0 */
+#define CPUID_01_ECX_HYPERVISOR (1u << 31) /* running under a hypervisor (0 on bare metal) */
+#define CPUID_LEAF_HYPERVISOR 0x40000000u  /* EBX:ECX:EDX = the hypervisor's signature */
 #define CPUID_01_EDX_FXSR (1u << 24)   /* FXSAVE/FXRSTOR, CR4.OSFXSR */
 /* CPUID.(EAX=0DH,ECX=1):EAX[4]: IA32_XFD and IA32_XFD_ERR exist (SDM vol. 1 13.14). */
 #define CPUID_0D_1_EAX_XFD (1u << 4)

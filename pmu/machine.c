@@ -52,6 +52,17 @@ void machine_identify(const struct nb_platform *p, struct machine_info *m)
                                                           : base_model;
     m->stepping = eax & 0xF;
     m->tsc_present = (r[CPUID_EDX] & CPUID_01_EDX_TSC) != 0;
+    /*
+     * CPUID.1:ECX[31] is reserved (0) on bare metal and set by hypervisors,
+     * which put their signature in leaf 40000000H (the convention Linux's
+     * arch/x86/kernel/cpu/hypervisor.c relies on).
+     */
+    if (r[CPUID_ECX] & CPUID_01_ECX_HYPERVISOR) {
+        m->hypervisor = true;
+        cpuid(p, CPUID_LEAF_HYPERVISOR, r);
+        uint32_t sig[3] = { r[CPUID_EBX], r[CPUID_ECX], r[CPUID_EDX] };
+        copy_regs(m->hypervisor_id, sig, 3);
+    }
 
     cpuid(p, CPUID_LEAF_EXT_MAX, r);
     m->max_ext_leaf = r[CPUID_EAX];

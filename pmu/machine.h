@@ -29,6 +29,8 @@ struct machine_info {
     uint32_t microcode;
     uint32_t max_leaf, max_ext_leaf;
     bool tsc_present, tsc_invariant, rdtscp;
+    bool hypervisor;         /* CPUID.1:ECX[31] */
+    char hypervisor_id[13];  /* CPUID 40000000H signature, e.g. "TCGTCGTCGTCG", "KVMKVMKVM" */
     uint64_t tsc_hz;
     enum tsc_freq_source tsc_source;
 };

@@ -280,3 +280,23 @@ NB_TEST(machine_tsc_source_names)
     CHECK_EQ_STR(tsc_freq_source_name(TSC_FREQ_CPUID_16H), "CPUID.16H base frequency");
     CHECK_EQ_STR(tsc_freq_source_name(TSC_FREQ_CALIBRATED), "calibrated against the firmware timer");
 }
+
+/* CPUID.1:ECX[31] and leaf 40000000H: the fingerprint names the hypervisor (MSRs are its own). */
+NB_TEST(machine_identify_hypervisor)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    script_intel(&h);
+    struct machine_info m;
+    machine_identify(&h.p, &m);
+    CHECK(!m.hypervisor); /* bare metal: bit 31 clear */
+    uint32_t r[4];
+    h.p.cpuid(h.p.ctx, 1, 0, r);
+    host_cpuid_set(&h, 1, 0, r[0], r[1], r[2] | (1u << 31), r[3]);
+    /* QEMU TCG's signature, "TCGTCGTCGTCG", in EBX, ECX, EDX. */
+    host_cpuid_set(&h, 0x40000000, 0, 0x40000001, 0x54474354, 0x43544743, 0x47435447);
+    machine_identify(&h.p, &m);
+    CHECK(m.hypervisor);
+    CHECK_EQ_STR(m.hypervisor_id, "TCGTCGTCGTCG");
+    host_platform_free(&h);
+}
