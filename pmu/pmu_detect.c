@@ -39,8 +39,9 @@ static void cpuid_sub(const struct nb_platform *p, uint32_t leaf, uint32_t suble
  *    exists if ECX[i] (perfmon v5) or i < EDX[4:0];
  *  - on a hybrid P-core without leaf 23H, CPUID.0AH reports the subset
  *    common to both core types: add the P-core's extra counters as Linux
- *    does (GP mask << 2 | 3, fixed mask << 1 | 1) for the hybrid models of
- *    pmu_models.c, when CPUID.07H:EDX[15] says the part runs as hybrid.
+ *    does (GP mask << 2 | 3, fixed mask << 1 | 1) for the models whose row
+ *    says so (Alder Lake, Raptor Lake: Linux does it for those only), when
+ *    CPUID.07H:EDX[15] says the part runs as hybrid.
  */
 static void intel_counter_masks(const struct nb_platform *p, const struct machine_info *m,
                                 struct pmu_desc *d, uint32_t ecx_0a)
@@ -73,7 +74,7 @@ static void intel_counter_masks(const struct nb_platform *p, const struct machin
         hybrid = (r[CPUID_EDX] & CPUID_07_EDX_HYBRID) != 0;
     }
     const struct pmu_model *row = pmu_model_find(VENDOR_INTEL, m->family, m->model);
-    if (!d->counters_from_leaf_23h && hybrid && row && row->hybrid &&
+    if (!d->counters_from_leaf_23h && hybrid && row && row->p_core_beyond_0ah &&
         d->core_type == HYBRID_CORE_CORE) {
         d->gp_mask = d->gp_mask << 2 | 0x3;
         d->fixed_mask = d->fixed_mask << 1 | 0x1;

@@ -21,31 +21,99 @@
 #include "cpuid_bits.h"
 #include "pmu_msrs.h"
 
-#define SKL(m) { "Skylake", VENDOR_INTEL, 6, m, false, 4, 4, 48, 3, 48, false, true, false, false, false }
-#define ICL(m) { "Ice Lake", VENDOR_INTEL, 6, m, false, 5, 8, 48, 4, 48, true, true, true, false, false }
-#define ADL(n, m) { n, VENDOR_INTEL, 6, m, true, 5, 6, 48, 3, 48, true, true, true, false, false }
-#define ZEN2(m) { "Zen 2", VENDOR_AMD, 0x17, m, false, 0, 6, 48, 0, 0, false, false, false, true, false }
-#define ZEN3(m) { "Zen 3", VENDOR_AMD, 0x19, m, false, 0, 6, 48, 0, 0, false, false, false, true, false }
-#define ZEN4(m) { "Zen 4", VENDOR_AMD, 0x19, m, false, 0, 6, 48, 0, 0, false, false, false, true, true }
+/*
+ * Row builders. Counter counts per core type are the highest counter that
+ * Intel's perfmon event files (intel/perfmon, Counter fields, 2026) name for
+ * the microarchitecture, which matches CPUID.0AH with Hyper-Threading on:
+ * 2 GP on Core 2, Bonnell, Silvermont, Knights Landing; 4 from Nehalem to
+ * Skylake-X/Cascade Lake and on Goldmont/Tremont; 8 from Ice Lake on and on
+ * Crestmont/Skymont; 6 on Gracemont; 10 on Lion Cove. Fixed counters: 3, and
+ * 4 (TOPDOWN.SLOTS) from Ice Lake on P-cores; Skymont has 0,1,2 and 4,5,6.
+ * Widths: 40 bits on Core 2, Bonnell, Silvermont and Knights Landing, 48
+ * elsewhere (SDM vol. 3B 20.3-20.6). Versions: 2 on Core 2, 3 up to
+ * Broadwell/Silvermont/Knights Landing, 4 on Skylake/Goldmont, 5 from Ice
+ * Lake/Tremont on, 6 on Lion Cove/Skymont parts (Linux intel_pmu_init).
+ * Full-width writes (PERF_CAPABILITIES[13]) from Sandy Bridge and
+ * Silvermont on (Linux prints "full-width counters" from those on).
+ */
+#define INTEL(n, m, last, ver, gp, width, fixed, fw, pm)                                            \
+    { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .model_last = last,                \
+      .version = ver, .n_gp = gp, .gp_width = width, .n_fixed = fixed, .fixed_width = width,       \
+      .anythread_deprecated = (ver) >= 5, .full_width_writes = fw, .perf_metrics = pm }
+#define CORE2(m) INTEL("Core 2", m, 0, 2, 2, 40, 3, false, false)
+#define BONNELL(m) INTEL("Bonnell", m, 0, 3, 2, 40, 3, false, false)
+#define NEHALEM(n, m) INTEL(n, m, 0, 3, 4, 48, 3, false, false)
+#define SNB(n, m) INTEL(n, m, 0, 3, 4, 48, 3, true, false)
+#define SLM(n, m) INTEL(n, m, 0, 3, 2, 40, 3, true, false)
+#define SKL(n, m) INTEL(n, m, 0, 4, 4, 48, 3, true, false)
+#define TREMONT(n, m) INTEL(n, m, 0, 5, 4, 48, 3, true, false)
+#define ICL(n, m) INTEL(n, m, 0, 5, 8, 48, 4, true, true)
+/* Alder Lake / Raptor Lake: CPUID.0AH says 6 GP and 3 fixed (the common subset). */
+#define ADL(n, m)                                                                                  \
+    { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .hybrid = true, .version = 5,     \
+      .n_gp = 6, .gp_width = 48, .n_fixed = 3, .fixed_width = 48, .anythread_deprecated = true,    \
+      .full_width_writes = true, .perf_metrics = true, .p_core_beyond_0ah = true }
+/*
+ * Hybrid parts with CPUID.23H: per core type bitmaps. CPUID.0AH answers with
+ * the common subset. Meteor Lake's leaf 23H is our reading, not verified on a
+ * part: its GP counts (8 and 8) are the same either way, only the P-core's
+ * fixed counter 3 would be missed without it.
+ */
+#define HYBRID_23H(n, m, ver, gp_p, fx_p, gp_e, fx_e)                                               \
+    { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .hybrid = true, .version = ver,   \
+      .n_gp = 8, .gp_width = 48, .n_fixed = 3, .fixed_width = 48, .anythread_deprecated = true,    \
+      .full_width_writes = true, .perf_metrics = true, .leaf_23h = true, .gp_mask_p = gp_p,        \
+      .fixed_mask_p = fx_p, .gp_mask_e = gp_e, .fixed_mask_e = fx_e }
+#define MTL(m) HYBRID_23H("Meteor Lake", m, 5, 0xFF, 0xF, 0xFF, 0x7)
+#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77)
+/* AMD: model ranges from Linux arch/x86/kernel/cpu/amd.c, as configs/cpu_map.txt. */
+#define AMD(n, fam, first, last, v2)                                                               \
+    { .name = n, .vendor = VENDOR_AMD, .family = fam, .model = first, .model_last = last,          \
+      .n_gp = 6, .gp_width = 48, .amd_ext_core = true, .amd_perfmon_v2 = v2 }
 
 static const struct pmu_model MODELS[] = {
-    SKL(0x4E), SKL(0x5E), SKL(0x55), SKL(0x8E), SKL(0x9E), SKL(0xA5), SKL(0xA6),
-    ICL(0x7D), ICL(0x7E), ICL(0x6A), ICL(0x6C),
+    CORE2(0x0F), CORE2(0x16), CORE2(0x17), CORE2(0x1D),
+    BONNELL(0x1C), BONNELL(0x26), BONNELL(0x27), BONNELL(0x35), BONNELL(0x36),
+    NEHALEM("Nehalem", 0x1A), NEHALEM("Nehalem", 0x1E), NEHALEM("Nehalem", 0x1F),
+    NEHALEM("Nehalem-EX", 0x2E), NEHALEM("Westmere", 0x25), NEHALEM("Westmere-EP", 0x2C),
+    NEHALEM("Westmere-EX", 0x2F),
+    SNB("Sandy Bridge", 0x2A), SNB("Sandy Bridge-EP", 0x2D), SNB("Ivy Bridge", 0x3A),
+    SNB("Ivy Bridge-EP", 0x3E), SNB("Haswell", 0x3C), SNB("Haswell", 0x45), SNB("Haswell", 0x46),
+    SNB("Haswell-X", 0x3F), SNB("Broadwell", 0x3D), SNB("Broadwell", 0x47),
+    SNB("Broadwell-DE", 0x56), SNB("Broadwell-X", 0x4F),
+    SLM("Silvermont", 0x37), SLM("Silvermont", 0x4A), SLM("Silvermont", 0x4C),
+    SLM("Silvermont", 0x4D), SLM("Silvermont", 0x5A),
+    SLM("Knights Landing", 0x57), SLM("Knights Mill", 0x85),
+    SKL("Goldmont", 0x5C), SKL("Goldmont", 0x5F), SKL("Goldmont Plus", 0x7A),
+    SKL("Skylake", 0x4E), SKL("Skylake", 0x5E), SKL("Skylake-X", 0x55), SKL("Kaby Lake", 0x8E),
+    SKL("Kaby Lake", 0x9E), SKL("Comet Lake", 0xA5), SKL("Comet Lake", 0xA6),
+    TREMONT("Tremont", 0x96), TREMONT("Tremont", 0x9C), TREMONT("Snow Ridge", 0x86),
+    ICL("Ice Lake", 0x7D), ICL("Ice Lake", 0x7E), ICL("Ice Lake-X", 0x6A), ICL("Ice Lake-D", 0x6C),
+    ICL("Tiger Lake", 0x8C), ICL("Tiger Lake", 0x8D), ICL("Rocket Lake", 0xA7),
+    ICL("Sapphire Rapids", 0x8F), ICL("Emerald Rapids", 0xCF), ICL("Granite Rapids", 0xAD),
+    ICL("Granite Rapids", 0xAE),
+    /* Gracemont (Alder Lake-N) and Crestmont (Sierra Forest) without P-cores: no PERF_METRICS. */
+    INTEL("Alder Lake-N", 0xBE, 0, 5, 6, 48, 3, true, false),
+    INTEL("Sierra Forest", 0xAF, 0, 5, 8, 48, 3, true, false),
     ADL("Alder Lake", 0x97), ADL("Alder Lake", 0x9A),
     ADL("Raptor Lake", 0xB7), ADL("Raptor Lake", 0xBA), ADL("Raptor Lake", 0xBF),
-    /* Alder Lake-N: Gracemont E-cores only, no PERF_METRICS. */
-    { "Alder Lake-N", VENDOR_INTEL, 6, 0xBE, false, 5, 6, 48, 3, 48, true, true, false, false, false },
-    { "Sapphire Rapids", VENDOR_INTEL, 6, 0x8F, false, 5, 8, 48, 4, 48, true, true, true, false, false },
-    ZEN2(0x31), ZEN2(0x60), ZEN2(0x68), ZEN2(0x71), ZEN2(0x90), ZEN2(0xA0),
-    ZEN3(0x01), ZEN3(0x08), ZEN3(0x21), ZEN3(0x40), ZEN3(0x44), ZEN3(0x50),
-    ZEN4(0x11), ZEN4(0x18), ZEN4(0x61), ZEN4(0x74), ZEN4(0x78),
+    MTL(0xAA), MTL(0xAC), MTL(0xB5),
+    LION_SKYMONT("Lunar Lake", 0xBD), LION_SKYMONT("Arrow Lake", 0xC5), LION_SKYMONT("Arrow Lake", 0xC6),
+    AMD("Zen", 0x17, 0x00, 0x2F, false), AMD("Zen", 0x17, 0x50, 0x5F, false),
+    AMD("Zen 2", 0x17, 0x30, 0x4F, false), AMD("Zen 2", 0x17, 0x60, 0x7F, false),
+    AMD("Zen 2", 0x17, 0x90, 0x91, false), AMD("Zen 2", 0x17, 0xA0, 0xAF, false),
+    AMD("Zen 3", 0x19, 0x00, 0x0F, false), AMD("Zen 3", 0x19, 0x20, 0x5F, false),
+    AMD("Zen 4", 0x19, 0x10, 0x1F, true), AMD("Zen 4", 0x19, 0x60, 0xAF, true),
+    AMD("Zen 5", 0x1A, 0x00, 0x2F, true), AMD("Zen 5", 0x1A, 0x40, 0x4F, true),
+    AMD("Zen 5", 0x1A, 0x60, 0x7F, true),
 };
 
 const struct pmu_model *pmu_model_find(enum cpu_vendor vendor, uint32_t family, uint32_t model)
 {
     for (unsigned i = 0; i < sizeof(MODELS) / sizeof(MODELS[0]); i++) {
         const struct pmu_model *m = &MODELS[i];
-        if (m->vendor == vendor && m->family == family && m->model == model)
+        uint32_t last = m->model_last ? m->model_last : m->model;
+        if (m->vendor == vendor && m->family == family && model >= m->model && model <= last)
             return m;
     }
     return 0;
@@ -74,8 +142,8 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
     switch (leaf) {
     case CPUID_LEAF_VENDOR: {
         const char *v = intel ? "GenuineIntel" : "AuthenticAMD";
-        /* Intel: up to leaf 1AH (hybrid core type), but no leaf 23H on these models. */
-        r[CPUID_EAX] = intel ? CPUID_LEAF_HYBRID : CPUID_LEAF_FREQUENCY;
+        /* Intel: up to leaf 1AH (hybrid core type), or 23H where the row has it. */
+        r[CPUID_EAX] = !intel ? CPUID_LEAF_FREQUENCY : m->leaf_23h ? CPUID_LEAF_PERFMON_EXT : CPUID_LEAF_HYBRID;
         r[CPUID_EBX] = le32(v);
         r[CPUID_EDX] = le32(v + 4);
         r[CPUID_ECX] = le32(v + 8);
@@ -98,6 +166,19 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         /* Subleaf 0 EDX[15]: both core types enabled (the firmware default). */
         if (intel && m->hybrid && subleaf == 0)
             r[CPUID_EDX] = CPUID_07_EDX_HYBRID;
+        if (intel && m->leaf_23h && subleaf == 1)
+            r[CPUID_EAX] = CPUID_07_1_EAX_ARCH_PERFMON_EXT;
+        break;
+    case CPUID_LEAF_PERFMON_EXT:
+        if (!intel || !m->leaf_23h)
+            break;
+        if (subleaf == 0) {
+            r[CPUID_EAX] = PERFMON_EXT_EAX_COUNTERS_VALID;
+        } else if (subleaf == PERFMON_EXT_SUBLEAF_COUNTERS) {
+            bool p_core = !m->hybrid || c->core_type == HYBRID_CORE_CORE;
+            r[CPUID_EAX] = p_core ? m->gp_mask_p : m->gp_mask_e;
+            r[CPUID_EBX] = p_core ? m->fixed_mask_p : m->fixed_mask_e;
+        }
         break;
     case CPUID_LEAF_HYBRID:
         if (intel && m->hybrid)

@@ -27,7 +27,20 @@ struct pmu_model {
     const char *name;
     enum cpu_vendor vendor;
     uint32_t family, model;      /* display values, as cpu_map.txt */
+    uint32_t model_last;         /* table rows: the row covers model..model_last (0: model only) */
     bool hybrid;                 /* P-cores and E-cores (CPUID.1AH core type) */
+    /*
+     * Alder Lake / Raptor Lake: CPUID.0AH reports the subset common to both
+     * core types and the P-core has 2 more GP counters and 1 more fixed
+     * (Linux adds them for these models only, intel_pmu_init ADL case).
+     */
+    bool p_core_beyond_0ah;
+    /*
+     * CPUID.23H subleaf 1 gives the counter bitmaps per core type
+     * (Lunar Lake, Arrow Lake, Meteor Lake): P-core then E-core.
+     */
+    bool leaf_23h;
+    uint32_t gp_mask_p, fixed_mask_p, gp_mask_e, fixed_mask_e;
     /* Intel: CPUID.0AH as reported (on hybrid parts: the common subset). */
     uint8_t version, n_gp, gp_width, n_fixed, fixed_width;
     bool anythread_deprecated;   /* CPUID.0AH:EDX[15] */
@@ -38,7 +51,7 @@ struct pmu_model {
     bool amd_perfmon_v2;         /* CPUID.8000_0022H:EAX[0], EBX[3:0] = n_gp */
 };
 
-/* The row for a model, or NULL. */
+/* The row covering a model (its `model` field is the row's first model), or NULL. */
 const struct pmu_model *pmu_model_find(enum cpu_vendor vendor, uint32_t family, uint32_t model);
 
 /*

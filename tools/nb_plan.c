@@ -113,7 +113,10 @@ static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_
 
     const struct pmu_model *known = pmu_model_find(row->vendor, row->family, row->model);
     if (known) {
+        uint32_t model = row->model;
         *row = *known;
+        row->model = model;     /* the table row may cover a range */
+        row->model_last = 0;
     } else if (row->vendor == VENDOR_INTEL) {
         if (row->family != 6) {
             snprintf(msg, sizeof(msg),
@@ -121,13 +124,15 @@ static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_
                      "version 2 is known; the image would measure RDTSC only", row->family);
             return bad_spec(spec, msg);
         }
-        *row = (struct pmu_model){ "unknown model (generic perfmon v4)", VENDOR_INTEL, 6, row->model,
-                                   false, 4, 0, 48, 3, 48, false, false, false, false, false };
+        *row = (struct pmu_model){ .name = "unknown model (generic perfmon v4)", .vendor = VENDOR_INTEL,
+                                   .family = 6, .model = row->model, .version = 4, .gp_width = 48,
+                                   .n_fixed = 3, .fixed_width = 48 };
     } else {
         uint32_t family = row->family, model = row->model;
-        *row = (struct pmu_model){ "unknown model (generic)", VENDOR_AMD, family, model, false, 0,
-                                   6, 48, 0, 0, false, false, false, family >= 0x17,
-                                   amd_has_perfmon_v2(family, model) };
+        *row = (struct pmu_model){ .name = "unknown model (generic)", .vendor = VENDOR_AMD,
+                                   .family = family, .model = model, .n_gp = 6, .gp_width = 48,
+                                   .amd_ext_core = family >= 0x17,
+                                   .amd_perfmon_v2 = amd_has_perfmon_v2(family, model) };
     }
     if (row->hybrid && !pc->cpu.core_type)
         return bad_spec(spec, "a hybrid model: add the core type, :p (P-core) or :e (E-core)");
