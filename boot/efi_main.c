@@ -14,6 +14,7 @@
 
 #include "efi_console.h"
 #include "efi_cpu.h"
+#include "efi_facts.h"
 #include "efi_file.h"
 #include "efi_finish.h"
 #include "efi_lapic.h"
@@ -60,6 +61,7 @@ static const struct nb_platform efi_platform = {
     .cpu_count = efi_cpu_count,
     .current_cpu = efi_current_cpu,
     .run_on_cpu = efi_run_on_cpu,
+    .firmware_facts = efi_firmware_facts,
     .finish = efi_finish,
 };
 

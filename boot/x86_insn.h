@@ -70,6 +70,14 @@ static inline uint16_t x86_read_cs(void)
     return cs;
 }
 
+/* CR3: the root of the paging structures (SDM vol. 3A 4.5). */
+static inline uint64_t x86_read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+    return v;
+}
+
 static inline uint64_t x86_read_cr4(void)
 {
     uint64_t v;

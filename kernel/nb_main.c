@@ -18,6 +18,7 @@
 #include "nb_selftest.h"
 #include "nb_text.h"
 #include "nb_version.h"
+#include "platform_report.h"
 #include "suite.h"
 #include "watchdog.h"
 #include "xsave_state.h"
@@ -70,6 +71,9 @@ static void print_fingerprint(struct run_state *s)
         report_line(&s->report, "hypervisor: \"%s\" (CPUID.1:ECX[31]); MSR and counter values are "
                                 "the hypervisor's (QEMU without KVM: unknown MSRs read 0)",
                     m.hypervisor_id);
+    /* The first boot of a run reported the platform already (the rows are in the CSV). */
+    if (!s->resumed)
+        platform_report(&s->report, s->p, &m);
     xsave_session_begin(&s->xsave, s->p);
     char line[160];
     xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));

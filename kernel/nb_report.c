@@ -366,16 +366,27 @@ static size_t csv_field(char *out, size_t cap, const char *text)
     return n;
 }
 
-static void csv_row(struct report *r, const char *event, const char *value)
+static void csv_row_of(struct report *r, const char *benchmark, const char *event, const char *value)
 {
     char row[LINE_MAX + 64];
-    size_t n = csv_field(row, sizeof(row), r->benchmark ? r->benchmark : "");
+    size_t n = csv_field(row, sizeof(row), benchmark);
     row[n++] = ',';
     n += csv_field(row + n, sizeof(row) - n, event);
     row[n++] = ',';
     n += csv_field(row + n, sizeof(row) - n - 1, value);
     row[n++] = '\n';
     write_both(r, r->csv, row, n);
+}
+
+static void csv_row(struct report *r, const char *event, const char *value)
+{
+    csv_row_of(r, r->benchmark ? r->benchmark : "", event, value);
+}
+
+void report_platform_fact(struct report *r, const char *key, const char *value)
+{
+    report_line(r, "platform: %s = %s", key, value);
+    csv_row_of(r, "platform", key, value);
 }
 
 void report_begin(struct report *r, const char *name)

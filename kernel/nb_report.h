@@ -66,6 +66,12 @@ void report_reopen_files(struct report *r, unsigned run_number);
 /* A line of text (no newline in fmt) to serial, console and the .txt file. */
 void report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A platform fact outside any benchmark: "platform: KEY = VALUE" in text and
+ * "platform,KEY,VALUE" in CSV (kernel/platform_report.h).
+ */
+void report_platform_fact(struct report *r, const char *key, const char *value);
+
 /* Starts a benchmark: prints "[name]". */
 void report_begin(struct report *r, const char *name);
 /* "EVENT: VALUE" in text, "benchmark,EVENT,VALUE" in CSV. */

@@ -29,6 +29,27 @@ enum nb_status {
     NB_EUNSUPP = -6,  /* not available on this machine */
 };
 
+/*
+ * What the firmware knows about the machine, for the platform report
+ * (kernel/platform_report.h). Each part has a flag: a table the firmware
+ * does not provide is reported as missing, never invented.
+ */
+struct nb_firmware_facts {
+    bool vendor_known;
+    char vendor[64];             /* EFI_SYSTEM_TABLE.FirmwareVendor, as ASCII */
+    uint32_t revision;           /* EFI_SYSTEM_TABLE.FirmwareRevision */
+    uint32_t uefi_revision;      /* EFI_SYSTEM_TABLE.Hdr.Revision (major << 16 | minor) */
+    bool memory_known;           /* from the UEFI memory map */
+    uint64_t usable_bytes;       /* conventional, loader and boot-services memory */
+    uint64_t largest_free_bytes; /* largest run of adjacent EfiConventionalMemory */
+    /* SMBIOS structure table (SMBIOS 3.x entry point preferred), NULL when absent. */
+    const void *smbios;
+    size_t smbios_len;
+    uint8_t smbios_major, smbios_minor;
+    bool cr3_known;
+    uint64_t cr3;                /* the paging root the firmware runs on (identity map) */
+};
+
 /* An open file on the boot partition (opaque to the engine). */
 struct nb_file;
 
@@ -118,6 +139,8 @@ struct nb_platform {
     unsigned (*current_cpu)(void *ctx);
     int (*run_on_cpu)(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
 
+    /* Fills what the firmware knows (NULL on platforms that know nothing). */
+    void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
     /* What to do when the suite has ended. Does not return on success. */
     void (*finish)(void *ctx, enum nb_finish_action action);
 };

@@ -133,6 +133,48 @@ void machine_tsc_frequency(const struct nb_platform *p, struct machine_info *m, 
     m->tsc_source = TSC_FREQ_CALIBRATED;
 }
 
+/*
+ * AMD P-state 0 definition, MSR C001_0064h (PPR for family 17h/19h:
+ * CoreCOF = CpuFid[7:0] / CpuDfsId[13:8] * 200 MHz; family 1Ah:
+ * CoreCOF = CpuFid[11:0] * 5 MHz). Bit 63 PstateEn.
+ */
+#define MSR_AMD_PSTATE_DEF0 0xC0010064u
+#define AMD_PSTATE_EN (1ull << 63)
+
+static uint64_t amd_p0_hz(const struct nb_platform *p, const struct machine_info *m)
+{
+    uint64_t v = 0;
+    if (m->vendor_id != VENDOR_AMD || m->family < 0x17 || p->read_msr(p->ctx, MSR_AMD_PSTATE_DEF0, &v) != NB_OK ||
+        !(v & AMD_PSTATE_EN))
+        return 0;
+    if (m->family >= 0x1A)
+        return (v & 0xFFF) * 5000000ull;
+    uint64_t fid = v & 0xFF, dfs = (v >> 8) & 0x3F;
+    return dfs ? fid * 200000000ull / dfs : 0;
+}
+
+void machine_tsc_sources(const struct nb_platform *p, const struct machine_info *m,
+                         uint32_t calibrate_ms, struct tsc_sources *out)
+{
+    uint32_t r[4];
+    out->cpuid_15h_hz = out->cpuid_16h_hz = out->amd_p0_hz = out->calibrated_hz = 0;
+    if (m->max_leaf >= CPUID_LEAF_TSC_CRYSTAL) {
+        cpuid(p, CPUID_LEAF_TSC_CRYSTAL, r);
+        if (r[CPUID_EAX] && r[CPUID_EBX] && r[CPUID_ECX])
+            out->cpuid_15h_hz = (uint64_t)r[CPUID_ECX] * r[CPUID_EBX] / r[CPUID_EAX];
+    }
+    if (m->vendor_id == VENDOR_INTEL && m->max_leaf >= CPUID_LEAF_FREQUENCY) {
+        cpuid(p, CPUID_LEAF_FREQUENCY, r);
+        out->cpuid_16h_hz = (uint64_t)(r[CPUID_EAX] & 0xFFFF) * 1000000u;
+    }
+    out->amd_p0_hz = amd_p0_hz(p, m);
+    if (m->tsc_present && calibrate_ms) {
+        uint64_t start = p->read_tsc(p->ctx);
+        p->stall_us(p->ctx, calibrate_ms * 1000u);
+        out->calibrated_hz = (p->read_tsc(p->ctx) - start) * 1000u / calibrate_ms;
+    }
+}
+
 const char *tsc_freq_source_name(enum tsc_freq_source s)
 {
     switch (s) {

@@ -41,4 +41,14 @@ void machine_identify(const struct nb_platform *p, struct machine_info *m);
 void machine_tsc_frequency(const struct nb_platform *p, struct machine_info *m, uint32_t calibrate_ms);
 const char *tsc_freq_source_name(enum tsc_freq_source s);
 
+/* Every TSC frequency the machine offers, for the platform report (0: not available). */
+struct tsc_sources {
+    uint64_t cpuid_15h_hz;   /* Intel: crystal ratio */
+    uint64_t cpuid_16h_hz;   /* Intel: processor base frequency */
+    uint64_t amd_p0_hz;      /* AMD: P-state 0 (the invariant TSC counts at P0, APM vol. 2 17.1) */
+    uint64_t calibrated_hz;  /* counted against the firmware's Stall() */
+};
+void machine_tsc_sources(const struct nb_platform *p, const struct machine_info *m,
+                         uint32_t calibrate_ms, struct tsc_sources *out);
+
 #endif

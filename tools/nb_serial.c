@@ -57,7 +57,7 @@ struct parser {
     struct run *run;  /* the run the current boot belongs to */
     unsigned boots;
     bool run_resumed; /* this boot said "resumed: run N" */
-    regex_t header, value, results, resumed;
+    regex_t header, value, results, resumed, platform;
 };
 
 static struct run *new_run(struct parser *p, const char *name)
@@ -209,6 +209,14 @@ static void text_line(struct parser *p, char *text)
                  text + m[1].rm_so);
         p->in_benchmark = true;
         start_block(p, p->benchmark);
+    } else if (!p->in_benchmark && regexec(&p->platform, text, 3, m, 0) == 0) {
+        /* The platform report (kernel/platform_report.h): rows of the pseudo-benchmark "platform". */
+        if (!p->run->n_blocks || strcmp(p->benchmark, "platform") != 0) {
+            snprintf(p->benchmark, sizeof(p->benchmark), "platform");
+            start_block(p, p->benchmark);
+        }
+        row(p, text + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), text + m[2].rm_so,
+            (size_t)(m[2].rm_eo - m[2].rm_so));
     } else if (strncmp(text, "error: ", 7) == 0 || regexec(&p->value, text, 3, m, 0) == 0) {
         if (!p->in_benchmark) {
             if (p->gap_line)
@@ -315,6 +323,7 @@ int main(int argc, char **argv)
     regcomp(&p.value, "^([^:]+): (-?[0-9]+(\\.[0-9][0-9])?)$", REG_EXTENDED);
     regcomp(&p.results, "^results: nanobench/results/run-([0-9]+)\\.txt,", REG_EXTENDED);
     regcomp(&p.resumed, "^resumed: run ([0-9]+) continues", REG_EXTENDED);
+    regcomp(&p.platform, "^platform: ([^ ]+) = (.*)$", REG_EXTENDED);
     unsigned lineno = 0;
     for (char *s = data; s < data + size;) {
         char *eol = memchr(s, '\n', (size_t)(data + size - s));

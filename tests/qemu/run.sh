@@ -265,6 +265,28 @@ test_no_pmu_amd_probe() {
         "$(grep '^pmu:' "$TMP/pmu_amd/run-0001.txt")"
 }
 
+# The platform report (kernel/platform_report.h) of the runs above: QEMU's
+# own values exactly (its CPU models' caches and TLBs, OVMF's firmware
+# facts, QEMU's SMBIOS tables, -m 512), the facts that vary (TSC
+# calibration, free memory, page counts) by their shape. The CSV carries the
+# same rows (test_csv_matches_serial checks nb_serial rebuilds them).
+test_platform_report() {
+    local txt=$TMP/engine/run-0001.txt
+    [[ -f $txt ]] || { echo "no engine run"; return 1; }
+    expect_eq "max CPU" "$(cat tests/qemu/platform_max.expected)" \
+        "$(grep '^platform: ' "$txt" | grep -v 'tsc\.\|memory\.\(usable\|largest\)\|paging\.pages')" || return 1
+    expect_eq "Skylake-Client caches" "$(cat tests/qemu/platform_skylake.expected)" \
+        "$(grep '^platform: \(cache\|tlb\)' "$TMP/pmu_intel/run-0001.txt")" || return 1
+    expect_eq "EPYC caches" "$(cat tests/qemu/platform_epyc.expected)" \
+        "$(grep '^platform: \(cache\|tlb\)' "$TMP/pmu_amd/run-0001.txt")" || return 1
+    local usable
+    usable=$(sed -n 's/^platform: memory.usable_bytes = //p' "$txt")
+    (( usable > 400 * 1048576 && usable <= 512 * 1048576 )) || { echo "usable memory $usable"; return 1; }
+    grep -q '^platform: tsc.calibrated_hz = [1-9][0-9]*$' "$txt" || { echo "no calibrated TSC"; return 1; }
+    grep -q '^platform,smbios.system.product,Standard PC (Q35 + ICH9\, 2009)$\|^platform,smbios.system.product,"Standard PC (Q35 + ICH9, 2009)"$' \
+        "$TMP/engine/run-0001.csv" || { echo "no CSV row for the SMBIOS product"; return 1; }
+}
+
 # -msr_config: bad lines are named and skipped, good ones are measured with
 # RDMSR after their writes (RDMSR is not an exact icount point, so only the
 # shape of the value is checked).
@@ -469,7 +491,9 @@ resumed: run 0001 continues after a machine reset" "$(grep '^resumed:' "$TMP/res
     expect_eq "csv" "benchmark,event,value
 before,RDTSC,32.00
 triple_fault,error,machine reset while running
-after,RDTSC,32.00" "$(cat "$TMP/reset/run-0001.csv")" || return 1
+after,RDTSC,32.00" "$(grep -v '^platform,' "$TMP/reset/run-0001.csv")" || return 1
+    # The platform report of the first boot, not repeated by the boots that resumed.
+    expect_eq "platform rows" 1 "$(grep -c '^platform,cpu.vendor,' "$TMP/reset/run-0001.csv")" || return 1
     [[ ! -e $TMP/reset/run-0002.txt ]] || { echo "the resumed boot started a new run"; return 1; }
 }
 
@@ -597,6 +621,7 @@ run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
+run_test platform_report test_platform_report
 run_test msr_config test_msr_config
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option

@@ -17,9 +17,45 @@
 #include <string.h>
 
 #define BANNER "nanoBench-EFI " NB_VERSION "\n"
+/* The platform report on the fake platform: no caches, no firmware facts (kernel/platform_report.h). */
+#define PLATFORM_TEXT                                                                        \
+    "platform: cpu.vendor = GenuineIntel\n"                                                            \
+    "platform: cpu.brand = Test CPU\n"                                                            \
+    "platform: cpu.family = 6\n"                                                            \
+    "platform: cpu.model = 85\n"                                                            \
+    "platform: cpu.stepping = 4\n"                                                            \
+    "platform: cpu.microcode = missing (IA32_BIOS_SIGN_ID not readable)\n"                                                            \
+    "platform: tsc.hz = 2400000000\n"                                                            \
+    "platform: tsc.source = cpuid_15h\n"                                                            \
+    "platform: tsc.invariant = 0\n"                                                            \
+    "platform: tsc.calibrated_hz = 1000000000\n"                                                            \
+    "platform: tsc.cpuid_15h_hz = 2400000000\n"                                                            \
+    "platform: tsc.cpuid_16h_hz = 0\n"                                                            \
+    "platform: cache = missing (CPUID describes no cache)\n"                                                            \
+    "platform: tlb = missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n"                                                            \
+    "platform: firmware = missing (this platform reports no firmware facts)\n"                                                            \
+
+#define PLATFORM_CSV                                                                         \
+    "platform,cpu.vendor,GenuineIntel\n"                                                               \
+    "platform,cpu.brand,Test CPU\n"                                                               \
+    "platform,cpu.family,6\n"                                                               \
+    "platform,cpu.model,85\n"                                                               \
+    "platform,cpu.stepping,4\n"                                                               \
+    "platform,cpu.microcode,missing (IA32_BIOS_SIGN_ID not readable)\n"                                                               \
+    "platform,tsc.hz,2400000000\n"                                                               \
+    "platform,tsc.source,cpuid_15h\n"                                                               \
+    "platform,tsc.invariant,0\n"                                                               \
+    "platform,tsc.calibrated_hz,1000000000\n"                                                               \
+    "platform,tsc.cpuid_15h_hz,2400000000\n"                                                               \
+    "platform,tsc.cpuid_16h_hz,0\n"                                                               \
+    "platform,cache,missing (CPUID describes no cache)\n"                                                               \
+    "platform,tlb,missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n"                                                               \
+    "platform,firmware,missing (this platform reports no firmware facts)\n"                                                               \
+
 #define FINGERPRINT                                                                          \
     "cpu: GenuineIntel \"Test CPU\" family 0x6 model 0x55 stepping 4 microcode unknown\n"    \
     "tsc: invariant no, rdtscp no, 2400.000 MHz (CPUID.15H crystal ratio)\n"                 \
+    PLATFORM_TEXT                                                                            \
     "xsave: none (not in ring 0); benchmarks get x87/SSE state only (FXSAVE64)\n"           \
     "power: turbo off, HWP off, APERF/MPERF no\n"                                          \
     "smi: not checked (the code does not run in ring 0)\n"                                  \
@@ -135,6 +171,7 @@ static const char SUITE[] =
 
 #define RUN_CSV                                                                              \
     "benchmark,event,value\n"                                                                \
+    PLATFORM_CSV                                                                             \
     "add,RDTSC,#\n"                                                                          \
     "bad,error,suite line 4: option -unroll_count: 0 is out of range (1..2147483647)\n"      \
     "missing,error,suite line 5: option -code: cannot read nanobench/code/nope.bin (no such file "\
@@ -212,7 +249,7 @@ NB_TEST(report_run_number_from_last_run_and_existing_files)
         if (cases[i].existing)
             host_fs_add_text(&h, cases[i].existing, "keep me");
         nb_run_image(&h.p);
-        char want[1024], path[64];
+        char want[4096], path[64];
         snprintf(want, sizeof(want), HEADER("%s") "[a]\nRDTSC: #\n"
                  "nanoBench-EFI done: 1 benchmark, 0 errors, finish: shutdown\n",
                  cases[i].expect, cases[i].expect);
@@ -275,8 +312,8 @@ NB_TEST(report_medium_full_mid_run_says_so_once)
 {
     struct host_platform h;
     setup(&h, SMALL_SUITE);
-    /* Room for last-run ("1\n"), the CSV header, the banner and 4 bytes more. */
-    h.free_bytes = 2 + 22 + strlen(HEADER("0001") "[a]\n");
+    /* Room for last-run ("1\n"), the CSV header and platform rows, the banner and 4 bytes more. */
+    h.free_bytes = 2 + 22 + strlen(PLATFORM_CSV) + strlen(HEADER("0001") "[a]\n");
     nb_run_image(&h.p);
     /*
      * The resume state file (written at the first commit, before [a]) is the
@@ -292,7 +329,8 @@ NB_TEST(report_medium_full_mid_run_says_so_once)
                  "nanoBench-EFI done: 2 benchmarks, 1 error, finish: shutdown\n");
     /* Everything before the failure reached the file; a benchmark's block is written whole or not at all. */
     CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.txt"), HEADER("0001"));
-    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.csv"), "benchmark,event,value\n");
+    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.csv"),
+                 "benchmark,event,value\n" PLATFORM_CSV);
     check_released(&h);
     host_platform_free(&h);
 }
@@ -332,7 +370,8 @@ NB_TEST(report_missing_suite_file)
     CHECK_EQ_STR(host_text(&h), HEADER("0001")
                  "error: cannot read nanobench/suite.nb (no such file)\n"
                  "nanoBench-EFI done: 0 benchmarks, 1 error, finish: shutdown\n");
-    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.csv"), "benchmark,event,value\n");
+    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001.csv"),
+                 "benchmark,event,value\n" PLATFORM_CSV);
     check_released(&h);
     host_platform_free(&h);
 }
