@@ -372,7 +372,7 @@ test_plan() {
     local out
     out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan.cfg") || return 1
     expect_eq "intel plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan.cfg
-# cpu: Skylake (intel family 0x6 model 0x55)
+# cpu: Skylake-X (intel family 0x6 model 0x55)
 # pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
 group 1: STALLS@PMC0 INST@PMC1
 wrmsr 0x38f 0x0
@@ -433,8 +433,8 @@ $pmu
 $group
 $last" "$out" || return 1
     done <<'TABLE'
-intel:6:0x55|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
-intel:6:0x55:8|# cpu: Skylake (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x55|# cpu: Skylake-X (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x55:8|# cpu: Skylake-X (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
 intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
 intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
 intel:6:0x97:e|# cpu: Alder Lake (intel family 0x6 model 0x97, E-core)|# pmu: perfmon v5, 6 general-purpose counters {0-5} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
