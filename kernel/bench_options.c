@@ -64,6 +64,11 @@ static void set_icount(struct bench_options *o, int64_t n, const char *t) { (voi
 static void set_expect(struct bench_options *o, int64_t n, const char *t) { (void)n; o->expect[o->n_expect++] = t; }
 static void set_expect_restore(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->expect_restore = true; }
 static void set_qemu_icount(struct bench_options *o, int64_t n, const char *t) { (void)t; o->qemu_icount = n; }
+static void set_r14_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[0] = n; }
+static void set_rdi_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[1] = n; }
+static void set_rsi_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[2] = n; }
+static void set_rbp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[3] = n; }
+static void set_rsp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[4] = n; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -96,6 +101,11 @@ static const struct option_def OPTIONS[] = {
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
+    { "r14_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_r14_size },
+    { "rdi_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rdi_size },
+    { "rsi_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rsi_size },
+    { "rbp_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rbp_size },
+    { "rsp_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rsp_size },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },

@@ -53,6 +53,7 @@ enum option_scope {
 #define OPT_CPU_MAX 4095LL
 #define OPT_TIMEOUT_DEFAULT 10
 #define OPT_TIMEOUT_MAX 86400LL
+#define OPT_AREA_SIZE_MAX (1LL << 30) /* -r14_size etc.: 1 GiB */
 #define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
@@ -79,6 +80,12 @@ struct bench_options {
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
     int64_t timeout; /* -timeout: seconds of TSC time a benchmark may take (watchdog.h) */
+    /*
+     * -r14_size, -rdi_size, -rsi_size, -rbp_size, -rsp_size: bytes of the
+     * memory area the register points to the middle of (bench_run.h
+     * enum bench_area order); 0: the default 1 MiB.
+     */
+    int64_t area_size[5];
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

@@ -24,6 +24,7 @@ int bench_context_init(struct bench_context *c, const struct nb_platform *p)
             bench_context_free(c);
             return NB_ENOMEM;
         }
+        c->area_size[a] = BENCH_AREA_SIZE;
     }
     return NB_OK;
 }
@@ -32,14 +33,53 @@ void bench_context_free(struct bench_context *c)
 {
     for (int a = 0; a < AREA_COUNT; a++) {
         if (c->areas[a])
-            c->p->free_mem(c->p->ctx, c->areas[a], BENCH_AREA_SIZE);
+            c->p->free_mem(c->p->ctx, c->areas[a], c->area_size[a]);
         c->areas[a] = NULL;
+        c->area_size[a] = 0;
     }
 }
 
-static uint64_t middle(uint8_t *area)
+const char *bench_area_option(enum bench_area a)
 {
-    return (uint64_t)(uintptr_t)(area + BENCH_AREA_SIZE / 2);
+    static const char *const names[AREA_COUNT] = { "-r14_size", "-rdi_size", "-rsi_size", "-rbp_size",
+                                                   "-rsp_size" };
+    return (unsigned)a < AREA_COUNT ? names[a] : "?";
+}
+
+/* Replaces area `a` by one of `size` bytes; false (and no area) when the firmware has none. */
+static bool resize_area(struct bench_context *c, int a, uint64_t size)
+{
+    if (c->areas[a])
+        c->p->free_mem(c->p->ctx, c->areas[a], c->area_size[a]);
+    c->areas[a] = c->p->alloc_data(c->p->ctx, (size_t)size);
+    c->area_size[a] = c->areas[a] ? size : 0;
+    return c->areas[a] != NULL;
+}
+
+int bench_context_size_areas(struct bench_context *c, const int64_t sizes[AREA_COUNT], char *why,
+                             size_t why_cap)
+{
+    for (int a = 0; a < AREA_COUNT; a++) {
+        uint64_t want = sizes[a] > 0 ? (uint64_t)sizes[a] : BENCH_AREA_SIZE;
+        want = (want + BENCH_PAGE_SIZE - 1) / BENCH_PAGE_SIZE * BENCH_PAGE_SIZE;
+        if (want == c->area_size[a] && c->areas[a])
+            continue;
+        if (resize_area(c, a, want))
+            continue;
+        nb_snprintf(why, why_cap, "option %s: the firmware has no free block of %llu contiguous bytes",
+                    bench_area_option((enum bench_area)a), (unsigned long long)want);
+        /* Back to the defaults, so the next benchmarks still run. */
+        for (int b = 0; b < AREA_COUNT; b++)
+            if ((c->area_size[b] != BENCH_AREA_SIZE || !c->areas[b]) && !resize_area(c, b, BENCH_AREA_SIZE))
+                break;
+        return NB_ENOMEM;
+    }
+    return NB_OK;
+}
+
+static uint64_t middle(const struct bench_context *c, enum bench_area a)
+{
+    return (uint64_t)(uintptr_t)(c->areas[a] + c->area_size[a] / 2);
 }
 
 static void init_params(struct bench_context *c, const struct bench_options *o,
@@ -60,11 +100,11 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
-    params->areas.r14 = middle(c->areas[AREA_R14]);
-    params->areas.rdi = middle(c->areas[AREA_RDI]);
-    params->areas.rsi = middle(c->areas[AREA_RSI]);
-    params->areas.rbp = middle(c->areas[AREA_RBP]);
-    params->areas.rsp = middle(c->areas[AREA_RSP]);
+    params->areas.r14 = middle(c, AREA_R14);
+    params->areas.rdi = middle(c, AREA_RDI);
+    params->areas.rsi = middle(c, AREA_RSI);
+    params->areas.rbp = middle(c, AREA_RBP);
+    params->areas.rsp = middle(c, AREA_RSP);
 }
 
 /* -verbose: every reading of every counter, one row per measurement. */
@@ -157,8 +197,13 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                     "the code contains nanoBench's pause/resume magic bytes (0x%llX / 0xE0B513B1C2813F04), "
                     "which need -no_mem; the code was not run", MAGIC_PAUSE);
 
-    for (int a = 0; a < AREA_COUNT; a++)
-        nb_memset(c->areas[a], 0, BENCH_AREA_SIZE);
+    for (int a = 0; a < AREA_COUNT; a++) {
+        if (!c->areas[a]) {
+            nb_snprintf(error, error_cap, "option %s: no memory area", bench_area_option((enum bench_area)a));
+            return NB_ENOMEM;
+        }
+        nb_memset(c->areas[a], 0, c->area_size[a]);
+    }
 
     /* -no_mem has no register to spare for the SMI count: no check there. */
     bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;

@@ -18,8 +18,14 @@
 #include "nb_report.h"
 #include "watchdog.h"
 
-/* nanoBench's memory areas: R14, RDI, RSI, RBP and RSP point to the middle of one each. */
+/*
+ * nanoBench's memory areas: R14, RDI, RSI, RBP and RSP point to the middle of
+ * one each; 1 MiB unless -r14_size etc. ask for another size (up to 1 GiB).
+ * The image allocates them with the firmware's page allocator: physically
+ * contiguous, and under UEFI's identity map the address is the physical one.
+ */
 #define BENCH_AREA_SIZE (1024u * 1024u)
+#define BENCH_PAGE_SIZE 4096u
 enum bench_area { AREA_R14 = 0, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, AREA_COUNT };
 
 /* What stays the same for every benchmark of a suite. */
@@ -27,6 +33,7 @@ struct bench_context {
     const struct nb_platform *p;
     struct report *report;  /* for -verbose dumps; may be NULL */
     uint8_t *areas[AREA_COUNT];
+    uint64_t area_size[AREA_COUNT]; /* bytes, a multiple of BENCH_PAGE_SIZE */
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
     bool mask_interrupts;   /* false only for host tests in user mode */
@@ -68,6 +75,17 @@ struct bench_result {
     const char *names[NB_MAX_COUNTERS];
     int64_t values[NB_MAX_COUNTERS]; /* stats_result() units */
 };
+
+/*
+ * Gives each area the size `sizes` asks (0: BENCH_AREA_SIZE; rounded up to
+ * whole pages), reallocating only the areas whose size changes. When the
+ * firmware cannot provide one, the areas go back to the default size and
+ * `why` names the option: NB_ENOMEM.
+ */
+int bench_context_size_areas(struct bench_context *c, const int64_t sizes[AREA_COUNT], char *why,
+                             size_t why_cap);
+/* The option that sizes an area: "-r14_size", ... */
+const char *bench_area_option(enum bench_area a);
 
 /* Allocates the memory areas; returns NB_OK or NB_ENOMEM. */
 int bench_context_init(struct bench_context *c, const struct nb_platform *p);

@@ -116,6 +116,11 @@ static int join_lines(char *copy, size_t len, struct logical_line *lines)
         }
         *w = '\0';
         i++; /* skip the newline (or step past the end) */
+        /* "#line N": the next line is line N of the suite the host compiled (suite.h). */
+        int64_t next;
+        if (nb_starts_with(l->text, "#line ") && nb_parse_i64(l->text + 6, &next) && next > 0 &&
+            next < 0x7FFFFFFF)
+            line_no = (unsigned)next;
     }
     return n;
 }

@@ -12,6 +12,10 @@
  * double quotes starts a comment; double quotes group words (\" and \\ escape
  * inside them); a trailing backslash continues the line.
  *
+ * A comment `#line N` makes the next line count as line N: tools/nanobench
+ * writes one before each benchmark of the suite.nb it compiles, so errors
+ * the image reports name the line of the user's suite file.
+ *
  * A malformed line does not stop the parse: it becomes an entry with `error`
  * set, so the runner reports it under its name and goes on.
  */

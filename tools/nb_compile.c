@@ -33,6 +33,7 @@
 struct bench {
     const char *name;
     char *where; /* "file:line", NULL for the command line */
+    unsigned line; /* line in the user's suite file, 0 for the command line */
     struct bench_options o;
     bool ok;
     uint8_t *code[PART_COUNT];
@@ -132,6 +133,7 @@ static void load_suite(struct compile *c)
         const struct suite_entry *e = &suite.entries[i];
         struct bench *b = &c->benches[c->n];
         b->name = e->name;
+        b->line = e->line;
         if (asprintf(&b->where, "%s:%u", c->cli.suite_path, e->line) < 0)
             exit(2);
         if (e->error) {
@@ -295,6 +297,9 @@ static int write_outputs(struct compile *c)
         char *config = b->config ? stage_config(c, b->name, "cfg", b->config, b->config_len) : NULL;
         char *msr_config = b->msr_config ? stage_config(c, b->name, "msr", b->msr_config,
                                                         b->msr_config_len) : NULL;
+        /* The image's errors then name the line of the user's file (kernel/suite.h). */
+        if (b->line)
+            fprintf(f, "#line %u\n", b->line);
         suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths, config, msr_config);
         free(config);
         free(msr_config);

@@ -50,6 +50,11 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -cpu %lld", (long long)o->cpu);
     if (o->remove_empty_events)
         fprintf(f, " -remove_empty_events");
+    static const char *const area_options[5] = { "-r14_size", "-rdi_size", "-rsi_size", "-rbp_size",
+                                                 "-rsp_size" };
+    for (int a = 0; a < 5; a++)
+        if (o->area_size[a])
+            fprintf(f, " %s %lld", area_options[a], (long long)o->area_size[a]);
     for (unsigned i = 0; i < o->n_expect; i++) {
         /* Double quotes group the words; \" and \\ inside them (suite.h). */
         fputs(" -expect \"", f);

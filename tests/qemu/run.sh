@@ -287,6 +287,26 @@ test_platform_report() {
         "$TMP/engine/run-0001.csv" || { echo "no CSV row for the SMBIOS product"; return 1; }
 }
 
+# -r14_size etc.: an area the firmware cannot give is an error for that
+# benchmark only; a 4 MiB area is usable at both ends and -verbose says where.
+test_area_sizes() {
+    cat > "$TMP/areas.suite" <<'SUITE'
+too_big: -asm "mov rax, [r14]" -r14_size 0x40000000
+four_mib: -asm "mov [r14 + 0x1FFFF8], rax; mov [r14 - 0x200000], rax" -r14_size 4194304 -verbose
+after: -asm "ADD RAX, RBX"
+SUITE
+    local out
+    out=$($NB -suite "$TMP/areas.suite" -icount 4 -results "$TMP/areas" 2>/dev/null)
+    expect_eq "results" "[too_big]
+error: suite line 1: option -r14_size: the firmware has no free block of 1073741824 contiguous bytes
+[four_mib]
+RDTSC: 32.00
+[after]
+RDTSC: 16.00" "$(grep -v '^verbose:' <<<"$out")" || return 1
+    grep -q '^verbose: R14 area 0x[0-9a-f]*, 4194304 bytes (R14 at 0x[0-9a-f]*)$' "$TMP/areas/run-0001.txt" ||
+        { echo "no -verbose area line"; return 1; }
+}
+
 # -msr_config: bad lines are named and skipped, good ones are measured with
 # RDMSR after their writes (RDMSR is not an exact icount point, so only the
 # shape of the value is checked).
@@ -623,6 +643,7 @@ run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test platform_report test_platform_report
 run_test msr_config test_msr_config
+run_test area_sizes test_area_sizes
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
 run_test vector_suite test_vector_suite

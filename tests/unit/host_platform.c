@@ -36,7 +36,7 @@ static void *xrealloc(void *p, size_t n)
 
 static void *host_mmap(struct host_platform *h, size_t size, int prot)
 {
-    if (h->alloc_budget == 0)
+    if (h->alloc_budget == 0 || (h->alloc_largest && size > h->alloc_largest))
         return NULL;
     if (h->n_allocs == HOST_MAX_ALLOCS) {
         fprintf(stderr, "host_platform: more than %d live allocations\n", HOST_MAX_ALLOCS);

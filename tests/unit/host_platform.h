@@ -112,6 +112,7 @@ struct host_platform {
     } allocs[HOST_MAX_ALLOCS];
     size_t n_allocs;
     long alloc_budget;        /* successful allocations left; -1: unlimited */
+    size_t alloc_largest;     /* larger allocations fail (no free block that big); 0: no limit */
     int bad_frees;            /* free_mem of an unknown pointer or with the wrong size */
 
     /* finish(). */

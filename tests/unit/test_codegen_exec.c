@@ -511,6 +511,42 @@ NB_TEST(exec_context_init_failure_frees_what_it_allocated)
     }
 }
 
+/* -r14_size etc.: the register points to the middle of an area of that size. */
+NB_TEST(exec_area_sizes_move_the_registers)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "mov [r14], r14\nmov [rdi - 8], rdi"));
+    struct bench_options o;
+    bench_options_init(&o);
+    o.n_measurements = 1;
+    o.unroll_count = 1;
+    o.area_size[AREA_R14] = 65536;
+    o.area_size[AREA_RDI] = 5000; /* rounded up to two pages */
+    char why[160] = "";
+    REQUIRE(bench_context_size_areas(&x.c, o.area_size, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_U64(x.c.area_size[AREA_R14], 65536);
+    CHECK_EQ_U64(x.c.area_size[AREA_RDI], 8192);
+    CHECK_EQ_U64(x.c.area_size[AREA_RSI], BENCH_AREA_SIZE);
+    struct bench_result r;
+    REQUIRE(measure(&x, &o, &r) == NB_OK);
+    uint8_t *r14 = x.c.areas[AREA_R14] + 32768, *rdi = x.c.areas[AREA_RDI] + 4096;
+    CHECK_EQ_U64(*(uint64_t *)r14, (uint64_t)(uintptr_t)r14);
+    CHECK_EQ_U64(*(uint64_t *)(rdi - 8), (uint64_t)(uintptr_t)rdi);
+
+    /* No free block that large: the benchmark gets an error naming the option, the areas their defaults. */
+    x.h.alloc_largest = 4u << 20;
+    o.area_size[AREA_R14] = 1 << 30;
+    CHECK_EQ_INT(bench_context_size_areas(&x.c, o.area_size, why, sizeof(why)), NB_ENOMEM);
+    CHECK_EQ_STR(why, "option -r14_size: the firmware has no free block of 1073741824 contiguous bytes");
+    for (int a = 0; a < AREA_COUNT; a++) {
+        CHECK(x.c.areas[a] != NULL);
+        CHECK_EQ_U64(x.c.area_size[a], BENCH_AREA_SIZE);
+    }
+    CHECK_EQ_INT(x.h.bad_frees, 0);
+    env_free(&x);
+}
+
 NB_TEST(exec_verbose_dumps_every_measurement)
 {
     struct env x;

@@ -60,6 +60,29 @@ NB_TEST(suite_simple_line_and_comments)
     CHECK_EQ_STR(words(&s.entries[1]), "-code|sub.bin");
 }
 
+/* tools/nanobench writes "#line N" so the image's errors name the user's line. */
+NB_TEST(suite_line_directive_sets_the_next_line_number)
+{
+    struct suite s;
+    REQUIRE(parse("# compiled\n"
+                  "defaults: -finish shutdown\n"
+                  "#line 12\n"
+                  "a: -code a.bin\n"
+                  "b: -code b.bin\n"
+                  "#line 40\n"
+                  "c: -code c.bin \\\n"
+                  "   -unroll_count 2\n"
+                  "#line nonsense\n"
+                  "d: -code d.bin\n",
+                  &s) == NB_OK);
+    REQUIRE(s.count == 5);
+    CHECK_EQ_INT(s.entries[0].line, 2);
+    CHECK_EQ_INT(s.entries[1].line, 12);
+    CHECK_EQ_INT(s.entries[2].line, 13);
+    CHECK_EQ_INT(s.entries[3].line, 40);
+    CHECK_EQ_INT(s.entries[4].line, 43); /* a bad directive is only a comment */
+}
+
 NB_TEST(suite_quotes_and_escapes)
 {
     struct suite s;
