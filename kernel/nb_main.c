@@ -204,12 +204,13 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     }
 }
 
-/* -verbose: where the memory areas are (physical addresses: the UEFI identity map). */
-static void report_areas(struct run_state *s)
+/* -verbose: where the sized memory areas are (physical addresses: the UEFI identity map). */
+static void report_areas(struct run_state *s, const struct bench_options *o)
 {
     static const char *const regs[AREA_COUNT] = { "R14", "RDI", "RSI", "RBP", "RSP" };
     for (int a = 0; a < AREA_COUNT; a++)
-        report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx)", regs[a],
+        if (o->area_size[a])
+            report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx)", regs[a],
                     (unsigned long long)(uintptr_t)s->bench.areas[a],
                     (unsigned long long)s->bench.area_size[a], regs[a],
                     (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2));
@@ -237,7 +238,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             report_error(&s->report, "suite line %u: %s", e->line, why);
         } else if (load_code(s, e, &o, &code, sizes)) {
             if (o.verbose)
-                report_areas(s);
+                report_areas(s, &o);
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else
