@@ -17,10 +17,15 @@ PACKAGES=(
     "$@"
 )
 
+# One dpkg-query for all of them (it runs before every tools/nanobench: one
+# call per package cost 0.13 s of the round trip, this one about 10 ms).
+declare -A installed=()
+while read -r pkg status; do
+    [[ $status == "install ok installed" ]] && installed[$pkg]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-    [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+    [[ -n ${installed[$pkg]:-} ]] || missing+=("$pkg")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
