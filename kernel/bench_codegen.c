@@ -366,9 +366,15 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
         x86_jmp_rel32(e, common);
         uintptr_t spurious = x86_here(e);
         x86_iretq(e);
+        /*
+         * Both on the IST stack too: a benchmark that hangs with RSP unusable
+         * (non-canonical, unmapped) must still end as a timeout, and the
+         * spurious IRET restores the code's own RSP from the frame (SDM vol.
+         * 3A 6.14.5: the processor switches to the IST stack unconditionally).
+         */
         if (!e->overflow) {
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout, 0);
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious, 0);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout, CODEGEN_IST_INDEX);
+            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious, CODEGEN_IST_INDEX);
         }
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
