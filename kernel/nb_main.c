@@ -12,6 +12,7 @@
 #include "bench_run.h"
 #include "cpu_platform.h"
 #include "machine.h"
+#include "lfence_serialise.h"
 #include "nb_arena.h"
 #include "nb_report.h"
 #include "nb_resume.h"
@@ -39,6 +40,7 @@ struct run_state {
     struct counter_env counters;
     struct watchdog watchdog;
     struct xsave_session xsave; /* the boot processor's CR4/XCR0 while the suite runs */
+    struct lfence_session lfence; /* the boot processor's DE_CFG[1] (AMD) while the suite runs */
     uint64_t tsc_hz;
     enum nb_finish_action finish;
     /* Machine-reset resume (nb_resume.h). */
@@ -81,8 +83,11 @@ static void print_fingerprint(struct run_state *s)
     if (!s->resumed)
         platform_report(&s->report, s->p, &m);
     xsave_session_begin(&s->xsave, s->p);
-    char line[160];
+    char line[200];
     xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));
+    report_line(&s->report, "%s", line);
+    lfence_session_begin(&s->lfence, s->p, &m);
+    lfence_describe(&s->lfence, line, sizeof(line));
     report_line(&s->report, "%s", line);
     counters_init(&s->counters, s->p, &m, &s->report);
     s->tsc_hz = m.tsc_hz;
@@ -168,6 +173,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     static struct cpu_platform cp;
     static struct counter_env env;
     static struct xsave_session xsave;
+    static struct lfence_session lfence;
     cpu_platform_init(&cp, s->p, (unsigned)o->cpu);
     struct machine_info m;
     machine_identify(&cp.p, &m);
@@ -190,6 +196,13 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
         }
         s->bench.xsave_mask = xsave.xcr0;
         s->bench.xsave_size = xsave.area_size;
+        /* DE_CFG is per processor too (AMD): N serialises LFENCE like the boot processor. */
+        lfence_session_begin(&lfence, &cp.p, &m);
+        if (lfence.state != s->lfence.state) {
+            char line[200];
+            lfence_describe(&lfence, line, sizeof(line));
+            report_line(&s->report, "processor %lld %s", (long long)o->cpu, line);
+        }
         counters_init(&env, &cp.p, &m, &s->report);
     }
     unsigned saved_cpu = s->bench.cpu;
@@ -204,6 +217,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu_p = saved_cpu_p;
     if (!here) {
         counters_finish(&env);
+        lfence_session_end(&lfence, &cp.p);
         xsave_session_end(&xsave, &cp.p);
         s->bench.xsave_mask = saved_xsave_mask;
         s->bench.xsave_size = saved_xsave_size;
@@ -478,6 +492,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
     counters_finish(&s.counters);
     nb_selftest_finish(&s.selftest, &s.report, pmu ? &saved : NULL, s.counters.why);
     /* Every finish action (shutdown, reboot, exit to the firmware) leaves from here. */
+    lfence_session_end(&s.lfence, p);
     xsave_session_end(&s.xsave, p);
 
     report_line(&s.report, "nanoBench-EFI done: %u benchmark%s, %u error%s, finish: %s",

@@ -57,6 +57,7 @@
     "tsc: invariant no, rdtscp no, 2400.000 MHz (CPUID.15H crystal ratio)\n"                 \
     PLATFORM_TEXT                                                                            \
     "xsave: none (not in ring 0); benchmarks get x87/SSE state only (FXSAVE64)\n"           \
+    "lfence: dispatch-serialising (Intel)\n"                                                 \
     "power: turbo off, HWP off, APERF/MPERF no\n"                                          \
     "smi: not checked (the code does not run in ring 0)\n"                                  \
     "pmu: none usable: CPUID.0AH reports architectural perfmon version 0 with 0 counters "   \
