@@ -22,10 +22,11 @@ void run_batch_execute(void *arg)
             return;
         /* Slot 0 brackets everything else: an SMI stole time from this measurement. */
         if (i >= 0 && b->smi_check && b->data->m2[0] != b->data->m1[0]) {
-            b->smi_discarded++;
-            if (retries-- > 0)
+            if (retries-- > 0) {
+                b->smi_repeated++;
                 continue;
-            b->smi_unavoidable = true;
+            }
+            b->smi_kept++;
         }
         if (i >= 0 && b->values) {
             for (size_t k = 0; k < b->n_reads; k++) {

@@ -32,8 +32,8 @@ struct run_batch {
     int64_t warm_up, n;
     int64_t *const *values; /* NULL: runs whose readings are not kept */
     bool smi_check;         /* slot 0 is MSR_SMI_COUNT: repeat measurements that saw an SMI */
-    unsigned smi_discarded; /* out */
-    bool smi_unavoidable;   /* out: repeats ran out (at most n per batch) */
+    unsigned smi_repeated;  /* out: measurements that saw an SMI and were repeated */
+    unsigned smi_kept;      /* out: measurements kept although they saw one (at most n repeats per batch) */
     /* Every read of a measurement (first + n_reads): their widths mask the deltas. */
     const struct counter_read *reads;
     int64_t copies;         /* copies of the main code per run (for fake_run) */

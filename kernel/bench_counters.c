@@ -336,6 +336,20 @@ static void report_frequency(struct counter_env *env, struct report *r, uint64_t
                 (unsigned long long)mhz);
 }
 
+bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t cap)
+{
+    if (!repeated && !kept)
+        return false;
+    size_t n = nb_snprintf(out, cap, "warning: ");
+    if (repeated)
+        n += nb_snprintf(out + n, cap - n, "%u measurement%s saw an SMI and %s repeated", repeated,
+                         repeated == 1 ? "" : "s", repeated == 1 ? "was" : "were");
+    if (kept && n < cap)
+        nb_snprintf(out + n, cap - n, "%s%u kept measurement%s saw an SMI too (SMIs too frequent to "
+                                      "repeat them all)", repeated ? "; " : "", kept, kept == 1 ? "" : "s");
+    return true;
+}
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r)
@@ -344,8 +358,8 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     uint64_t aperf0 = 0, mperf0 = 0;
     bool freq = env->power.aperf_mperf && power_read_aperf_mperf(env->p, &aperf0, &mperf0);
     bench->smi_check = env->power.smi_count;
-    bench->smi_discarded = 0;
-    bench->smi_unavoidable = false;
+    bench->smi_repeated = 0;
+    bench->smi_kept = 0;
     if (env->usable) {
         measure_pmu_events(env, bench, o, code, r);
     } else {
@@ -360,10 +374,12 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     }
     if (o->msr_config_path && r->n_errors == errors_before)
         measure_msr_events(env, bench, o, code, r);
-    if (bench->smi_discarded)
-        report_line(r, "warning: %u measurement%s saw an SMI and %s repeated%s", bench->smi_discarded,
-                    bench->smi_discarded == 1 ? "" : "s", bench->smi_discarded == 1 ? "was" : "were",
-                    bench->smi_unavoidable ? " (some kept ones still did: SMIs too frequent)" : "");
+    char smi[160];
+    if (counters_smi_warning(bench->smi_repeated, bench->smi_kept, smi, sizeof(smi)))
+        report_line(r, "%s", smi);
+    if (env->power.smi_count && o->no_mem)
+        report_line(r, "smi: not checked with -no_mem (R8..R13 hold the counters: no register is left "
+                       "for MSR_SMI_COUNT)");
     if (freq)
         report_frequency(env, r, aperf0, mperf0);
 }

@@ -49,6 +49,12 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 void counters_finish(struct counter_env *env);
 
 /* Measures one benchmark and reports its values (or an error line). */
+/*
+ * The benchmark's SMI line: how many measurements were repeated after an SMI,
+ * and how many kept ones saw one anyway (repeats are bounded). False: none.
+ */
+bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t cap);
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r);

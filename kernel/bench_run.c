@@ -153,8 +153,8 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                            c->fake_run_arg };
     data->fault_happened = 0;
     int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
-    c->smi_discarded += b.smi_discarded;
-    c->smi_unavoidable |= b.smi_unavoidable;
+    c->smi_repeated += b.smi_repeated;
+    c->smi_kept += b.smi_kept;
     if (st != NB_OK) {
         nb_snprintf(error, error_cap, "processor %u cannot run the code", c->cpu);
         return NB_EINVAL;

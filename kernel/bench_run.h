@@ -61,8 +61,8 @@ struct bench_context {
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;
-    unsigned smi_discarded;  /* since the caller last cleared it */
-    bool smi_unavoidable;    /* repeats ran out: some kept measurements saw an SMI */
+    unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
+    unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
 };
 
 struct bench_code {

@@ -4,6 +4,7 @@
  * values, warm-up runs, SMI discard-and-repeat and its bound, faults.
  */
 #include "bench_batch.h"
+#include "bench_counters.h"
 #include "nb_test.h"
 
 #include <string.h>
@@ -47,7 +48,7 @@ NB_TEST(batch_keeps_measurements_after_warm_up)
     CHECK_EQ_INT(call, 6); /* 2 warm-up + 4 kept */
     CHECK_EQ_INT(v[0], 102);
     CHECK_EQ_INT(v[3], 105);
-    CHECK_EQ_INT(b.smi_discarded, 0);
+    CHECK_EQ_INT(b.smi_repeated, 0);
 }
 
 NB_TEST(batch_repeats_measurements_with_an_smi)
@@ -60,8 +61,8 @@ NB_TEST(batch_repeats_measurements_with_an_smi)
     struct run_batch b = { scripted_run, &data, 1, 1, 2, 3, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 7);
-    CHECK_EQ_INT(b.smi_discarded, 2);
-    CHECK(!b.smi_unavoidable);
+    CHECK_EQ_INT(b.smi_repeated, 2);
+    CHECK_EQ_INT(b.smi_kept, 0);
     CHECK_EQ_INT(v[0], 102);
     CHECK_EQ_INT(v[1], 105); /* runs 3 and 4 discarded */
     CHECK_EQ_INT(v[2], 106);
@@ -77,8 +78,21 @@ NB_TEST(batch_bounds_the_repeats)
     struct run_batch b = { scripted_run, &data, 1, 1, 0, 2, values, true, 0, false, NULL, 0, NULL, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 4); /* 2 repeats allowed for n = 2, then 2 kept */
-    CHECK_EQ_INT(b.smi_discarded, 4);
-    CHECK(b.smi_unavoidable);
+    CHECK_EQ_INT(b.smi_repeated, 2); /* the message counts these only */
+    CHECK_EQ_INT(b.smi_kept, 2);
+}
+
+NB_TEST(batch_smi_warning_counts_what_was_repeated)
+{
+    char line[160];
+    CHECK(!counters_smi_warning(0, 0, line, sizeof(line)));
+    REQUIRE(counters_smi_warning(1, 0, line, sizeof(line)));
+    CHECK_EQ_STR(line, "warning: 1 measurement saw an SMI and was repeated");
+    REQUIRE(counters_smi_warning(2, 2, line, sizeof(line)));
+    CHECK_EQ_STR(line, "warning: 2 measurements saw an SMI and were repeated; 2 kept measurements saw an "
+                       "SMI too (SMIs too frequent to repeat them all)");
+    REQUIRE(counters_smi_warning(0, 1, line, sizeof(line)));
+    CHECK_EQ_STR(line, "warning: 1 kept measurement saw an SMI too (SMIs too frequent to repeat them all)");
 }
 
 NB_TEST(batch_without_smi_check_reads_from_slot_0)

@@ -314,6 +314,19 @@ NB_TEST(results_no_mem_leaves_room_for_the_fixed_counters)
     rig_down(&x);
 }
 
+NB_TEST(results_no_mem_says_the_smi_check_is_off)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    x.env.power.smi_count = true; /* an Intel part with MSR_SMI_COUNT */
+    x.o.no_mem = true;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "smi: not checked with -no_mem (R8..R13 hold the counters: no register is left for "
+                 "MSR_SMI_COUNT)\n");
+    rig_down(&x);
+}
+
 NB_TEST(results_counter_wrap_between_m1_and_m2)
 {
     struct rig x;
