@@ -360,6 +360,7 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     bench->smi_check = env->power.smi_count;
     bench->smi_repeated = 0;
     bench->smi_kept = 0;
+    bench_benchmark_begin(bench); /* -timeout covers every group and the MSR pass */
     if (env->usable) {
         measure_pmu_events(env, bench, o, code, r);
     } else {
@@ -382,6 +383,7 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                        "for MSR_SMI_COUNT)");
     if (freq)
         report_frequency(env, r, aperf0, mperf0);
+    bench->benchmark_started = false;
 }
 
 /* "IA32_PERFEVTSEL1 (MSR 0x187) rejected 0x63003C (#GP" for a message. */

@@ -39,6 +39,19 @@ void bench_context_free(struct bench_context *c)
     }
 }
 
+/* The TSC of the processor the benchmark runs on. */
+static uint64_t bench_tsc(const struct bench_context *c)
+{
+    const struct nb_platform *p = c->cpu_p ? c->cpu_p : c->p;
+    return p->read_tsc(p->ctx);
+}
+
+void bench_benchmark_begin(struct bench_context *c)
+{
+    c->benchmark_start = bench_tsc(c);
+    c->benchmark_started = true;
+}
+
 const char *bench_area_option(enum bench_area a)
 {
     static const char *const names[AREA_COUNT] = { "-r14_size", "-rdi_size", "-rsi_size", "-rbp_size",
@@ -140,13 +153,14 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                      struct budget *budget)
 {
     if (budget->on) {
-        uint64_t used = c->cpu_p->read_tsc(c->cpu_p->ctx) - budget->start;
+        uint64_t used = bench_tsc(c) - budget->start;
         if (used >= budget->ticks) {
             nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)",
                         (long long)budget->seconds, run);
             return NB_EFAULT;
         }
-        data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
+        if (c->watchdog)
+            data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
     }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
                            c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
@@ -221,15 +235,21 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     params.reads = reads;
     params.n_reads = n_all;
 
+    /*
+     * The budget is checked before every batch wherever the TSC frequency is
+     * known; the watchdog (ring 0) also ends a batch that overruns it.
+     */
     struct budget budget = { false, 0, 0, o->timeout };
+    if (c->tsc_hz && o->timeout > 0) {
+        budget.on = true;
+        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
+        budget.start = c->benchmark_started ? c->benchmark_start : bench_tsc(c);
+    }
     bool watchdog = c->watchdog && c->watchdog->available && c->catch_faults && c->tsc_hz;
     if (watchdog) {
         params.watchdog = true;
         params.lapic_mmio_base = c->watchdog->mmio_base;
         watchdog_arm(c->watchdog, c->cpu_p);
-        budget.on = true;
-        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
-        budget.start = c->cpu_p->read_tsc(c->cpu_p->ctx);
     }
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;

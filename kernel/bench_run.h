@@ -34,6 +34,13 @@ struct bench_context {
     struct report *report;  /* for -verbose dumps; may be NULL */
     uint8_t *areas[AREA_COUNT];
     uint64_t area_size[AREA_COUNT]; /* bytes, a multiple of BENCH_PAGE_SIZE */
+    /*
+     * -timeout bounds the whole benchmark, every counter group and MSR pass
+     * included: bench_benchmark_begin records when it started, and every
+     * bench_measure of it spends from the same budget.
+     */
+    bool benchmark_started;
+    uint64_t benchmark_start; /* TSC of the benchmark's processor */
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
     bool mask_interrupts;   /* false only for host tests in user mode */
@@ -86,6 +93,9 @@ int bench_context_size_areas(struct bench_context *c, const int64_t sizes[AREA_C
                              size_t why_cap);
 /* The option that sizes an area: "-r14_size", ... */
 const char *bench_area_option(enum bench_area a);
+
+/* Starts the -timeout budget of a benchmark (before its first bench_measure). */
+void bench_benchmark_begin(struct bench_context *c);
 
 /* Allocates the memory areas; returns NB_OK or NB_ENOMEM. */
 int bench_context_init(struct bench_context *c, const struct nb_platform *p);

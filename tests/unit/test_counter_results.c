@@ -39,6 +39,7 @@ static struct fake_hw {
     uint64_t gp_start;            /* what every general-purpose counter reads at m1 */
     unsigned gp_width;
     uint16_t ud_event;            /* the code raises #UD in runs where PMC0 counts this event */
+    uint64_t tsc_per_run;         /* TSC ticks each run takes (the -timeout budget) */
     int runs;
 } hw;
 
@@ -89,6 +90,7 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
 {
     (void)arg;
     hw.runs++;
+    hw.h->tsc += hw.tsc_per_run;
     uint16_t event0;
     uint8_t umask0;
     if (hw.ud_event && gp_counting(0, &event0, &umask0) && event0 == hw.ud_event) {
@@ -324,6 +326,21 @@ NB_TEST(results_no_mem_says_the_smi_check_is_off)
                  "RDTSC: 2.00\nINST: 3.00\n"
                  "smi: not checked with -no_mem (R8..R13 hold the counters: no register is left for "
                  "MSR_SMI_COUNT)\n");
+    rig_down(&x);
+}
+
+/* -timeout bounds the whole benchmark: the second counter group spends what the first left. */
+NB_TEST(results_timeout_covers_every_group)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    x.bench.tsc_hz = 1000;
+    x.o.timeout = 1;
+    hw.tsc_per_run = 25; /* a group: 2 x (5 warm-up + 10) runs = 750 ticks of the 1000 */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00 BRANCHES\n"
+                             "D1.01 L1_HIT\n"),
+                 "error: timeout after 1 s (before the main run) (counter group 2 of 2)\n"
+                 "RDTSC: 2.00\nINST: 3.00\nCYCLES: 1.50\nUOPS: 4.00\nSTALLS: 0.25\n");
     rig_down(&x);
 }
 
