@@ -140,8 +140,29 @@ const struct pmu_ops *pmu_ops_for(enum cpu_vendor vendor);
 bool pmu_detect(const struct nb_platform *p, const struct machine_info *m, struct pmu_desc *d,
                 char *why, size_t why_cap);
 
+/*
+ * What the probe programs around its loop: counter `ctr_msr` zeroed, its
+ * control `ctl_msr` set to `ctl_value` (instructions retired, both rings),
+ * then, where there is one, the global control `global_msr` set to
+ * `global_value`; after the loop the global control and the counter's
+ * control are cleared (in that order) and the counter read.
+ */
+struct pmu_probe_sequence {
+    uint32_t ctl_msr, ctr_msr, global_msr; /* global_msr 0: none */
+    uint64_t ctl_value, global_value;
+};
+
 /* A piece of code with a known number of retired instructions, run by the probe. */
 struct pmu_probe_loop {
+    /*
+     * Ring 0: the whole sequence in one procedure on the PMU's processor with
+     * interrupts off (firmware code, timer interrupts and AP idle loops then
+     * never run between enabling the counter and reading it); writes the
+     * number of retired instructions the loop added, false if it could not
+     * run. NULL: pmu_probe programs the counter through the platform's MSR
+     * calls around `run`.
+     */
+    bool (*count)(void *arg, const struct pmu_probe_sequence *s, uint64_t *count);
     void (*run)(void *arg);
     void *arg;
     uint64_t min_instructions, max_instructions;

@@ -194,6 +194,14 @@ static uint64_t count_probe_loop(const struct nb_platform *p, const struct pmu_d
     /* Instructions retired: event C0H, umask 00H on both vendors. */
     struct pmu_event retired = { .event = 0xC0, .ctr = -1 };
     bool global = ops->has_global(d);
+    if (loop->count) {
+        struct pmu_probe_sequence s = { ops->ctl_msr(d, c), ops->ctr_msr(d, c),
+                                        global ? ops->global_ctrl_msr : 0, ops->encode(&retired),
+                                        global ? ops->global_enable(d, 1u << c, false) : 0 };
+        uint64_t count = 0;
+        *ran = loop->count(loop->arg, &s, &count);
+        return count;
+    }
     if (global)
         p->write_msr(p->ctx, ops->global_ctrl_msr, 0);
     p->write_msr(p->ctx, ops->ctr_msr(d, c), 0);

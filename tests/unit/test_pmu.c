@@ -352,7 +352,7 @@ NB_TEST(pmu_probe_before_trust)
     host_platform_init(&h);
     struct pmu_desc d;
     intel_desc(&d);
-    struct pmu_probe_loop loop = { run_nothing, NULL, 2000, 100000 };
+    struct pmu_probe_loop loop = { NULL, run_nothing, NULL, 2000, 100000 };
     char why[200] = "";
     host_msr_set(&h, MSR_IA32_PERFEVTSEL0, 0x1234);
     h.on_msr_write = counting_pmc;

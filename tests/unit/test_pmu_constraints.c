@@ -527,7 +527,7 @@ NB_TEST(pmu_probe_uses_the_lowest_counter_that_exists)
     struct host_platform h;
     host_platform_init(&h);
     struct pmu_desc d = intel(5, 0xFE); /* no counter 0 */
-    struct pmu_probe_loop loop = { run_nothing, NULL, 2000, 100000 };
+    struct pmu_probe_loop loop = { NULL, run_nothing, NULL, 2000, 100000 };
     char why[200] = "";
     h.on_msr_write = counting_pmc1;
     CHECK(pmu_probe(&h.p, &d, &loop, why, sizeof(why)));

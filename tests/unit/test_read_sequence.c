@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_codegen.h"
+#include "host_objdump.h"
 #include "msr_names.h"
 #include "nb_test.h"
 #include "pmu_msrs.h"
@@ -25,37 +26,6 @@ static const struct counter_read READS[] = {
     { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48 },
     { READ_MSR, MSR_IA32_MPERF, "MPERF", 64 },
 };
-
-/* objdump -M intel of buf[start, end) at its offsets in buf, one instruction per line. */
-static char *disassemble(const uint8_t *buf, size_t start, size_t end)
-{
-    char path[] = "/tmp/nb_objdump.XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    bool ok = write(fd, buf, end) == (ssize_t)end;
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd),
-             "objdump -D -b binary -m i386:x86-64 -M intel --start-address=%zu --stop-address=%zu %s",
-             start, end, path);
-    FILE *p = ok ? popen(cmd, "r") : NULL;
-    char *out = NULL;
-    size_t n = 0;
-    if (p) {
-        size_t cap = 1 << 16, got;
-        out = malloc(cap + 1);
-        while ((got = fread(out + n, 1, cap - n, p)) > 0) {
-            n += got;
-            if (n == cap)
-                out = realloc(out, (cap *= 2) + 1);
-        }
-        out[n] = 0;
-        pclose(p);
-    }
-    unlink(path);
-    return out;
-}
 
 /* "m1[2].lo" for a RIP-relative store target inside m1/m2, or NULL. */
 static const char *slot_name(size_t target, char *buf, size_t cap)
@@ -141,7 +111,7 @@ static char *generate(bool no_mem)
     struct codegen_layout layout;
     char *trace = NULL;
     if (codegen_emit_run(buf, cap, &p, &layout)) {
-        char *listing = disassemble(buf, codegen_code_offset(&p), (size_t)(layout.code_end - (uintptr_t)buf));
+        char *listing = host_objdump(buf, codegen_code_offset(&p), (size_t)(layout.code_end - (uintptr_t)buf));
         if (listing)
             trace = read_trace(listing);
         free(listing);
