@@ -6,6 +6,7 @@
 #include <efilib.h>
 
 #include "efi_console.h"
+#include "x86_insn.h"
 
 /* PI 1.7 vol. 2, 13.4: EFI_MP_SERVICES_PROTOCOL_GUID. */
 static EFI_GUID mp_services_guid = { 0x3fdda605, 0xa76e, 0x4f46,
@@ -59,10 +60,26 @@ struct ap_call {
     void *arg;
 };
 
+/*
+ * Once StartupThisAP refuses non-blocking mode (PI 1.7 vol. 2, 13.4.5: it
+ * may return EFI_UNSUPPORTED for a non-blocking request after ReadyToBoot),
+ * every later call uses blocking mode.
+ */
+static BOOLEAN blocking_only;
+
 /* The firmware calls APs with the UEFI (ms_abi) convention; the engine uses System V. */
 static VOID EFIAPI ap_entry(VOID *argument)
 {
     struct ap_call *call = argument;
+    /*
+     * The AP may run code the boot processor has just written (generated
+     * benchmark code, the probe): cross-modifying code needs a serialising
+     * instruction on the executing processor after the writes and before
+     * the code runs (SDM vol. 3A 8.1.3, 9.1.3 in later editions, "Handling Self- and Cross-Modifying
+     * Code"). CPUID serialises.
+     */
+    uint32_t regs[4];
+    x86_cpuid(0, 0, regs);
     call->fn(call->arg);
 }
 
@@ -75,24 +92,32 @@ int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
     if (!mp || cpu >= efi_cpu_count(ctx))
         return NB_EINVAL;
     struct ap_call call = { fn, arg };
-    /*
-     * Non-blocking mode with a wait event, then WaitForEvent: the boot
-     * processor halts in the firmware's idle loop instead of spinning on the
-     * AP's state (PI 1.7 vol. 2, 13.4.5). Spinning starves the AP under an
-     * emulator that runs all processors on one thread (QEMU TCG with -icount).
-     */
-    EFI_EVENT done;
-    EFI_STATUS status = BS->CreateEvent(0, 0, NULL, NULL, &done);
-    if (EFI_ERROR(status)) {
-        efi_log_status("CreateEvent for MP services", status);
-        return NB_EINVAL;
+    EFI_STATUS status = EFI_UNSUPPORTED;
+    if (!blocking_only) {
+        /*
+         * Non-blocking mode with a wait event, then WaitForEvent: the boot
+         * processor halts in the firmware's idle loop instead of spinning on
+         * the AP's state (PI 1.7 vol. 2, 13.4.5). Spinning starves the AP
+         * under an emulator that runs all processors on one thread (QEMU TCG
+         * with -icount).
+         */
+        EFI_EVENT done;
+        status = BS->CreateEvent(0, 0, NULL, NULL, &done);
+        if (EFI_ERROR(status)) {
+            efi_log_status("CreateEvent for MP services", status);
+            return NB_EINVAL;
+        }
+        status = mp->StartupThisAP(mp, ap_entry, cpu, done, 0, &call, NULL);
+        if (!EFI_ERROR(status)) {
+            UINTN index;
+            status = BS->WaitForEvent(1, &done, &index);
+        }
+        BS->CloseEvent(done);
+        if (status == EFI_UNSUPPORTED)
+            blocking_only = TRUE;
     }
-    status = mp->StartupThisAP(mp, ap_entry, cpu, done, 0, &call, NULL);
-    if (!EFI_ERROR(status)) {
-        UINTN index;
-        status = BS->WaitForEvent(1, &done, &index);
-    }
-    BS->CloseEvent(done);
+    if (blocking_only)
+        status = mp->StartupThisAP(mp, ap_entry, cpu, NULL, 0, &call, NULL);
     if (EFI_ERROR(status)) {
         efi_log_status("MP services StartupThisAP", status);
         return NB_EINVAL;

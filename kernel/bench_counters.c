@@ -112,6 +112,39 @@ static bool probe(struct counter_env *env)
     return ok;
 }
 
+struct program_call {
+    struct counter_env *env;
+    const struct pmu_group *group;
+    bool fixed;
+    bool ok;
+};
+
+static void program_here(const struct nb_platform *local, void *arg)
+{
+    struct program_call *c = arg;
+    struct pmu_session *s = &c->env->session;
+    const struct nb_platform *forwarding = s->p;
+    s->p = local;
+    c->ok = pmu_program_group(s, c->env->events, c->group, c->fixed);
+    s->p = forwarding;
+}
+
+/*
+ * Programs a counter group in one call on the PMU's processor: on another
+ * processor (-cpu N) every MSR access of the group is local there, instead
+ * of one firmware AP call per access (PI spec vol. 2 13.4.5 StartupThisAP).
+ */
+static bool program_group(struct counter_env *env, const struct pmu_group *group, bool fixed)
+{
+    struct program_call c = { env, group, fixed, false };
+    if (nb_run_locally(env->p, program_here, &c) != NB_OK) {
+        nb_memset(&env->session.last, 0, sizeof(env->session.last));
+        env->session.last.group_failed = true;
+        return false;
+    }
+    return c.ok;
+}
+
 /*
  * The default config for this CPU from the image's cpu_map.txt, if any, and the line
  * saying why (which map line chose it; a warning when it is another model's).
@@ -523,7 +556,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
         bool fixed = o->fixed_counters && g == 0;
         const struct pmu_program_result *res = &env->session.last;
-        if (!pmu_program_group(&env->session, env->events, group, fixed)) {
+        if (!program_group(env, group, fixed)) {
             report_group_failed(env, group, fixed, g, n_runs, r, reported);
             continue;
         }

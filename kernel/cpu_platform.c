@@ -24,6 +24,34 @@ int nb_run_on_cpu(const struct nb_platform *p, unsigned cpu, void (*fn)(void *ar
     return NB_OK;
 }
 
+int nb_run_locally(const struct nb_platform *p, void (*fn)(const struct nb_platform *local, void *arg),
+                   void *arg)
+{
+    if (p->run_locally)
+        return p->run_locally(p->ctx, fn, arg);
+    fn(p, arg);
+    return NB_OK;
+}
+
+struct local_call {
+    const struct nb_platform *base;
+    void (*fn)(const struct nb_platform *local, void *arg);
+    void *arg;
+};
+
+static void local_entry(void *arg)
+{
+    struct local_call *c = arg;
+    c->fn(c->base, c->arg);
+}
+
+static int remote_run_locally(void *ctx, void (*fn)(const struct nb_platform *local, void *arg), void *arg)
+{
+    struct cpu_platform *cp = ctx;
+    struct local_call c = { cp->base, fn, arg };
+    return nb_run_on_cpu(cp->base, cp->cpu, local_entry, &c);
+}
+
 /* One forwarded call: which operation, its arguments and its result. */
 struct remote_call {
     const struct nb_platform *base;
@@ -203,6 +231,7 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
     p->read_msr = remote_read_msr;
     p->write_msr = remote_write_msr;
     p->read_tsc = remote_read_tsc;
+    p->run_locally = remote_run_locally;
     if (base->lapic_read) {
         p->lapic_read = remote_lapic_read;
         p->lapic_write = remote_lapic_write;

@@ -24,5 +24,8 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
 unsigned nb_cpu_count(const struct nb_platform *p);
 unsigned nb_current_cpu(const struct nb_platform *p);
 int nb_run_on_cpu(const struct nb_platform *p, unsigned cpu, void (*fn)(void *arg), void *arg);
+/* p->run_locally, or fn(p, arg) where p is the processor's own platform. */
+int nb_run_locally(const struct nb_platform *p, void (*fn)(const struct nb_platform *local, void *arg),
+                   void *arg);
 
 #endif

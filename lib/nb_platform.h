@@ -139,6 +139,14 @@ struct nb_platform {
     unsigned (*current_cpu)(void *ctx);
     int (*run_on_cpu)(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
 
+    /*
+     * Runs fn(local, arg) in ONE call on the processor this platform stands
+     * for, where `local`'s CPUID/MSR/TSC/LAPIC calls act on that processor
+     * directly (kernel/cpu_platform.h: a whole counter-group programming is
+     * one AP call, not one per MSR). fn may only use those calls. NULL: the
+     * platform is the processor's own (fn(this platform, arg) is called).
+     */
+    int (*run_locally)(void *ctx, void (*fn)(const struct nb_platform *local, void *arg), void *arg);
     /* Fills what the firmware knows (NULL on platforms that know nothing). */
     void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
     /* What to do when the suite has ended. Does not return on success. */

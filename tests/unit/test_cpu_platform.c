@@ -130,3 +130,47 @@ NB_TEST(cpu_platform_forwards_control_registers)
     CHECK(cp.p.read_cr4 == NULL && cp.p.write_xcr0 == NULL);
     host_platform_free(&h);
 }
+
+struct local_seen {
+    const struct nb_platform *local;
+    unsigned on_cpu;
+    uint64_t msr;
+};
+
+static void read_locally(const struct nb_platform *local, void *arg)
+{
+    struct local_seen *seen = arg;
+    seen->local = local;
+    seen->on_cpu = current;
+    /* Three MSR accesses, all local: no further processor calls. */
+    local->write_msr(local->ctx, 0x187, 9);
+    local->write_msr(local->ctx, 0x188, 10);
+    local->read_msr(local->ctx, 0x187, &seen->msr);
+}
+
+/* A whole batch of processor work (a counter group's MSRs) is one call on processor N. */
+NB_TEST(cpu_platform_runs_a_batch_in_one_call)
+{
+    struct host_platform h;
+    host_platform_init(&h);
+    h.p.cpu_count = two_cpus;
+    h.p.current_cpu = now;
+    h.p.run_on_cpu = fake_run_on_cpu;
+    n_ran = 0;
+    current = 0;
+    struct cpu_platform cp;
+    cpu_platform_init(&cp, &h.p, 1);
+    struct local_seen seen = { 0 };
+    CHECK_EQ_INT(nb_run_locally(&cp.p, read_locally, &seen), NB_OK);
+    CHECK_EQ_INT(n_ran, 1);
+    CHECK_EQ_INT(ran_on[0], 1);
+    CHECK(seen.local == &h.p);
+    CHECK_EQ_INT(seen.on_cpu, 1);
+    CHECK_EQ_U64(seen.msr, 9);
+    /* The boot processor's own platform runs the batch in place. */
+    n_ran = 0;
+    CHECK_EQ_INT(nb_run_locally(&h.p, read_locally, &seen), NB_OK);
+    CHECK_EQ_INT(n_ran, 0);
+    CHECK(seen.local == &h.p);
+    host_platform_free(&h);
+}
