@@ -65,6 +65,11 @@ static bool firmware_vector(unsigned vector)
  * the data page: a fault ends the run cleanly whatever state the code left.
  * The code selector is copied from CS at run time (it may differ per processor).
  */
+static unsigned spurious_vector(const struct codegen_params *p)
+{
+    return p->spurious_vector ? p->spurious_vector : WATCHDOG_SPURIOUS_DEFAULT;
+}
+
 static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_sidt_rip(e, DATA(buf, firmware_idtr));
@@ -85,7 +90,7 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct c
     }
     if (p->watchdog) {
         x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * WATCHDOG_VECTOR + 2, RAX);
-        x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR + 2, RAX);
+        x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * spurious_vector(p) + 2, RAX);
     }
     x86_lidt_rip(e, DATA(buf, idtr));
     x86_mov_rip_simm32(e, DATA(buf, fault_happened), 0);
@@ -374,7 +379,7 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
          */
         if (!e->overflow) {
             write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_VECTOR, timeout, CODEGEN_IST_INDEX);
-            write_gate(data->idt + IDT_GATE_SIZE * WATCHDOG_SPURIOUS_VECTOR, spurious, CODEGEN_IST_INDEX);
+            write_gate(data->idt + IDT_GATE_SIZE * spurious_vector(p), spurious, CODEGEN_IST_INDEX);
         }
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {

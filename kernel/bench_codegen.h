@@ -105,6 +105,7 @@ struct codegen_params {
     bool catch_faults;    /* install our IDT while the code runs (ring 0 only) */
     bool watchdog;        /* arm the APIC timer and enable interrupts (needs catch_faults) */
     uint64_t lapic_mmio_base; /* xAPIC registers, or 0 for x2APIC MSRs */
+    uint8_t spurious_vector;  /* the local APIC's spurious vector (watchdog.h): an IRET gate */
     /*
      * State saved around the code: XCR0 as enabled (xsave_state.h) and the
      * size of its XSAVE area, or 0 to use FXSAVE64 (512 bytes).

@@ -249,6 +249,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     if (watchdog) {
         params.watchdog = true;
         params.lapic_mmio_base = c->watchdog->mmio_base;
+        params.spurious_vector = c->watchdog->spurious_vector;
         watchdog_arm(c->watchdog, c->cpu_p);
     }
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;

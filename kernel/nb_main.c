@@ -94,9 +94,11 @@ static void print_fingerprint(struct run_state *s)
     s->tsc_invariant = m.tsc_invariant;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
     if (s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p))
-        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128); a benchmark is "
-                                "stopped after -timeout seconds (default %d)",
-                    (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
+        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; LINT0/LINT1 masked, "
+                                "task priority 0xE0, spurious vector 0x%x); a benchmark is stopped "
+                                "after -timeout seconds (default %d)",
+                    (unsigned long long)(s->watchdog.apic_hz / 1000u), s->watchdog.spurious_vector,
+                    OPT_TIMEOUT_DEFAULT);
     else
         report_line(&s->report, "watchdog: none (%s); a benchmark that never ends needs a reset",
                     !s->p->ring0 ? "not in ring 0" : !m.tsc_hz ? "unknown TSC frequency"

@@ -5,6 +5,7 @@
 
 /* xAPIC register offsets (SDM vol. 3A table 11-1). */
 #define LAPIC_TPR 0x80u
+#define LAPIC_SVR 0xF0u
 #define LAPIC_EOI 0xB0u
 #define LAPIC_LVT_TIMER 0x320u
 #define LAPIC_LVT_LINT0 0x350u
@@ -53,6 +54,9 @@ bool watchdog_init(struct watchdog *w, const struct nb_platform *p)
     wr(p, LAPIC_TIMER_INITIAL, initial);
     w->apic_hz = (uint64_t)elapsed * (1000000u / CALIBRATION_US);
     w->mmio_base = p->lapic_mmio_base ? p->lapic_mmio_base(p->ctx) : 0;
+    /* A vector among the exceptions or ours cannot be given an IRET gate: assume the reset value. */
+    uint8_t spurious = (uint8_t)(rd(p, LAPIC_SVR) & 0xFFu);
+    w->spurious_vector = spurious >= 32 && spurious != WATCHDOG_VECTOR ? spurious : WATCHDOG_SPURIOUS_DEFAULT;
     w->available = w->apic_hz > 0;
     return w->available;
 }

@@ -22,12 +22,19 @@
 #include "nb_platform.h"
 
 #define WATCHDOG_VECTOR 0xF0u
-#define WATCHDOG_SPURIOUS_VECTOR 0xFFu
+/* The spurious vector when the SVR names none we can use (SDM vol. 3A 11.9: 0xFF after reset). */
+#define WATCHDOG_SPURIOUS_DEFAULT 0xFFu
 
 struct watchdog {
     bool available;
     uint64_t apic_hz;      /* APIC timer ticks per second at our divider */
     uint64_t mmio_base;    /* for the generated code; 0 means x2APIC (MSRs) */
+    /*
+     * The spurious-interrupt vector the firmware programmed (SVR bits 7:0,
+     * SDM vol. 3A 11.9): an interrupt withdrawn at delivery arrives there,
+     * unaffected by the TPR, so our IDT must have an IRET gate at it.
+     */
+    uint8_t spurious_vector;
     /* The firmware's settings, restored by watchdog_disarm. */
     uint32_t saved_tpr, saved_lvt_timer, saved_lint0, saved_lint1, saved_divide, saved_initial;
 };

@@ -4,10 +4,12 @@
  * masked, TPR 0xE0, one-shot timer on vector 0xF0, divide by 128), EOI after
  * a fired timeout, and the firmware's settings restored exactly.
  */
+#include "bench_codegen.h"
 #include "host_platform.h"
 #include "nb_test.h"
 #include "watchdog.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t regs[0x400 / 4];
@@ -114,4 +116,41 @@ NB_TEST(watchdog_needs_a_local_apic)
     CHECK(!watchdog_init(&w, &h.p)); /* the host fake has no local APIC */
     CHECK(!w.available);
     host_platform_free(&h);
+}
+
+/* The spurious vector is the firmware's (SVR bits 7:0), not an assumed 0xFF. */
+NB_TEST(watchdog_takes_the_spurious_vector_from_the_svr)
+{
+    static const struct { uint32_t svr; uint8_t vector; } cases[] = {
+        { 0x1EF, 0xEF }, { 0x1FF, 0xFF }, { 0x10F, 0xFF } /* an exception vector: unusable */,
+        { 0x1F0, 0xFF } /* our timer's */,
+    };
+    for (size_t i = 0; i < NB_ARRAY_SIZE(cases); i++) {
+        struct host_platform h;
+        fake_apic(&h);
+        regs[0xF0 / 4] = cases[i].svr;
+        struct watchdog w;
+        REQUIRE(watchdog_init(&w, &h.p));
+        CHECK_EQ_INT(w.spurious_vector, cases[i].vector);
+        host_platform_free(&h);
+    }
+    /* The generated IDT has its IRET gate there, and none at 0xFF. */
+    static const uint8_t nop = 0x90;
+    struct codegen_params p;
+    memset(&p, 0, sizeof(p));
+    p.part[PART_MAIN] = &nop;
+    p.part_len[PART_MAIN] = 1;
+    p.copies = 1;
+    p.catch_faults = true;
+    p.watchdog = true;
+    p.spurious_vector = 0xEF;
+    size_t cap = codegen_run_size(&p);
+    uint8_t *buf = calloc(1, cap);
+    struct codegen_layout layout;
+    REQUIRE(codegen_emit_run(buf, cap, &p, &layout) != NULL);
+    const struct codegen_data *data = (const struct codegen_data *)buf;
+    CHECK(data->idt[IDT_GATE_SIZE * 0xEF + 5] & 0x80);  /* present */
+    CHECK(!(data->idt[IDT_GATE_SIZE * 0xFF + 5] & 0x80));
+    CHECK(data->idt[IDT_GATE_SIZE * 0xF0 + 5] & 0x80);  /* the timer's */
+    free(buf);
 }
