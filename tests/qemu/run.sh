@@ -158,6 +158,26 @@ test_cli_errors() {
         -code "$TMP/none.bin"
 }
 
+# -h/-help print the usage and every option (from the README's tables);
+# nothing to measure is an error with the usage, not an empty benchmark.
+test_help_and_usage() {
+    local out rc
+    for flag in -h -help --help; do
+        out=$($NB $flag 2>&1)
+        rc=$?
+        expect_eq "$flag exit status" 0 "$rc" || return 1
+        grep -q '^  -unroll_count N  *copies of the code' <<<"$out" || { echo "$flag: no -unroll_count row"; return 1; }
+        grep -q '^  -suite FILE  *run every benchmark' <<<"$out" || { echo "$flag: no -suite row"; return 1; }
+        grep -q '^  -fixed_counters ' <<<"$out" || { echo "$flag: no -fixed_counters row"; return 1; }
+    done
+    out=$($NB 2>&1)
+    rc=$?
+    expect_eq "bare exit status" 2 "$rc" || return 1
+    expect_eq "bare last line" "nanobench: nothing to measure: give -asm, -code or -suite (or -selftest)" \
+        "$(tail -1 <<<"$out")" || return 1
+    grep -q '^tools/nanobench -suite FILE' <<<"$out" || { echo "no usage before the error"; return 1; }
+}
+
 test_suite_errors_name_the_line() {
     cat > "$TMP/bad.suite" <<'SUITE'
 good: -asm "nop"
@@ -665,6 +685,7 @@ run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
+run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
