@@ -69,6 +69,7 @@ static void set_rdi_size(struct bench_options *o, int64_t n, const char *t) { (v
 static void set_rsi_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[2] = n; }
 static void set_rbp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[3] = n; }
 static void set_rsp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[4] = n; }
+static void set_ring_flag(struct bench_options *o, int64_t n, const char *t) { (void)o; (void)n; (void)t; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -101,6 +102,12 @@ static const struct option_def OPTIONS[] = {
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
+    /*
+     * nanoBench's -usr/-os (count in user / kernel mode): accepted for its
+     * scripts; the benchmark runs in ring 0 and the image counts both rings.
+     */
+    { "usr", VALUE_INT, BOTH, 0, 1, set_ring_flag },
+    { "os", VALUE_INT, BOTH, 0, 1, set_ring_flag },
     { "r14_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_r14_size },
     { "rdi_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rdi_size },
     { "rsi_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rsi_size },
@@ -119,6 +126,20 @@ static const struct option_def OPTIONS[] = {
 };
 
 #define N_OPTIONS (sizeof(OPTIONS) / sizeof(OPTIONS[0]))
+
+/*
+ * Short forms nanoBench users type, which our extra options would otherwise
+ * make ambiguous (-f: -fixed_counters or -finish): nanoBench's meaning wins.
+ * Exact only; they take no part in prefix matching.
+ */
+static const struct {
+    const char *alias, *name;
+} ALIASES[] = {
+    { "f", "fixed_counters" },
+    { "re", "remove_empty_events" },
+    { "n", "n_measurements" },
+    { "i", "initial_warm_up_count" },
+};
 
 static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
 
@@ -157,6 +178,9 @@ static int fail(struct option_error *err, const char *fmt, const char *a, const 
 static int lookup(const char *word, unsigned scope, const struct option_def **found,
                   struct option_error *err)
 {
+    for (size_t a = 0; a < sizeof(ALIASES) / sizeof(ALIASES[0]); a++)
+        if (nb_strcmp(ALIASES[a].alias, word) == 0)
+            word = ALIASES[a].name;
     const struct option_def *match = NULL;
     int n_matches = 0;
     char candidates[120] = "";
