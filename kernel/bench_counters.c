@@ -333,11 +333,27 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     return (long)n;
 }
 
-static void print_value(struct report *r, const char *name, int64_t value, const struct bench_options *o)
+/* "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format). */
+static void print_value(struct report *r, const char *name, int64_t value, int64_t lo, int64_t hi,
+                        const struct bench_options *o)
 {
-    char text[32];
-    stats_format(text, sizeof(text), value, o->no_normalization);
+    char text[96];
+    size_t n = stats_format(text, sizeof(text), value, o->no_normalization);
+    if (o->range && n < sizeof(text)) {
+        n += nb_snprintf(text + n, sizeof(text) - n, " [");
+        n += stats_format(text + n, sizeof(text) - n, lo, o->no_normalization);
+        n += nb_snprintf(text + n, sizeof(text) - n, ";");
+        n += stats_format(text + n, sizeof(text) - n, hi, o->no_normalization);
+        nb_snprintf(text + n, sizeof(text) - n, "]");
+    }
     report_value(r, name, text);
+}
+
+/* Value k of a measurement, with its range. */
+static void print_result(struct report *r, const char *name, const struct bench_result *res, size_t k,
+                         const struct bench_options *o)
+{
+    print_value(r, name, res->values[k], res->range_lo[k], res->range_hi[k], o);
 }
 
 static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC", 64 } };
@@ -401,7 +417,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
             return;
         }
         if (!(o->remove_empty_events && result.values[1] == 0))
-            print_value(r, ev->name, result.values[1], o);
+            print_result(r, ev->name, &result, 1, o);
     }
 }
 
@@ -459,7 +475,7 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK)
             report_error(r, "%s", error);
         else
-            print_value(r, "RDTSC", result.values[0], o);
+            print_result(r, "RDTSC", &result, 0, o);
     }
     if (o->msr_config_path && r->n_errors == errors_before)
         measure_msr_events(env, bench, o, code, r);
@@ -546,6 +562,10 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
 
     /* Values per event, in config order; RDTSC and fixed counters from the first measured run. */
     static int64_t event_values[PMU_MAX_EVENTS];
+    /* -range bounds per event, in config order. */
+    static struct {
+        int64_t lo[PMU_MAX_EVENTS], hi[PMU_MAX_EVENTS];
+    } event_range;
     static bool measured[PMU_MAX_EVENTS], reported[PMU_MAX_EVENTS];
     nb_memset(measured, 0, sizeof(measured));
     nb_memset(reported, 0, sizeof(reported));
@@ -580,7 +600,9 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         for (unsigned k = 0, j = (unsigned)lead; group && k < group->n; k++) {
             if (res->skipped[k])
                 continue;
-            event_values[group->event_index[k]] = result.values[j++];
+            event_values[group->event_index[k]] = result.values[j];
+            event_range.lo[group->event_index[k]] = result.range_lo[j];
+            event_range.hi[group->event_index[k]] = result.range_hi[j++];
             measured[group->event_index[k]] = true;
         }
     }
@@ -588,7 +610,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     for (size_t k = 0; k < n_lead; k++) {
         if (k > 0 && o->remove_empty_events && first.values[k] == 0)
             continue;
-        print_value(r, first.names[k], first.values[k], o);
+        print_result(r, first.names[k], &first, k, o);
     }
     for (long i = 0; i < n_events; i++) {
         if (reported[i])
@@ -608,6 +630,6 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         }
         if (o->remove_empty_events && event_values[i] == 0)
             continue;
-        print_value(r, env->events[i].name, event_values[i], o);
+        print_value(r, env->events[i].name, event_values[i], event_range.lo[i], event_range.hi[i], o);
     }
 }

@@ -47,6 +47,7 @@ static void set_max(struct bench_options *o, int64_t n, const char *t) { (void)n
 static void set_basic(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->basic_mode = true; }
 static void set_no_norm(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_normalization = true; }
 static void set_df(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->drain_frontend = true; }
+static void set_range(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->range = true; }
 static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->verbose = true; }
 static void set_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->config_path = t; }
 static void set_msr_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->msr_config_path = t; }
@@ -95,6 +96,7 @@ static const struct option_def OPTIONS[] = {
     { "no_normalization", VALUE_NONE, BOTH, 0, 0, set_no_norm },
     { "df", VALUE_NONE, BOTH, 0, 0, set_df },
     { "verbose", VALUE_NONE, BOTH, 0, 0, set_verbose },
+    { "range", VALUE_NONE, BOTH, 0, 0, set_range },
     { "config", VALUE_STRING, BOTH, 0, 0, set_config },
     { "msr_config", VALUE_STRING, BOTH, 0, 0, set_msr_config },
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },

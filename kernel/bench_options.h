@@ -71,6 +71,7 @@ struct bench_options {
     bool no_normalization;
     bool drain_frontend;
     bool verbose;
+    bool range;   /* -range: print [min;max] after every value, as nanoBench */
 
     /* Performance counters. */
     const char *config_path;  /* nanoBench event config; NULL: the CPU's default */

@@ -352,6 +352,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         struct agg_value m = stats_aggregate(main_values[k], (size_t)n, o->aggregate);
         out->names[k] = c->reads[k].name;
         out->values[k] = stats_result(m, b, reps, o->no_normalization);
+        if (o->range) {
+            struct agg_value main_min = stats_aggregate(main_values[k], (size_t)n, AGG_MIN);
+            struct agg_value main_max = stats_aggregate(main_values[k], (size_t)n, AGG_MAX);
+            struct agg_value base_min = stats_aggregate(base_values[k], (size_t)n, AGG_MIN);
+            struct agg_value base_max = stats_aggregate(base_values[k], (size_t)n, AGG_MAX);
+            out->range_lo[k] = stats_result(main_min, base_max, reps, o->no_normalization);
+            out->range_hi[k] = stats_result(main_max, base_min, reps, o->no_normalization);
+        }
     }
 
 out:

@@ -81,6 +81,11 @@ struct bench_result {
     size_t n;
     const char *names[NB_MAX_COUNTERS];
     int64_t values[NB_MAX_COUNTERS]; /* stats_result() units */
+    /*
+     * -range: nanoBench's range of the measured values, in the same units:
+     * min(main) - max(base) and max(main) - min(base).
+     */
+    int64_t range_lo[NB_MAX_COUNTERS], range_hi[NB_MAX_COUNTERS];
 };
 
 /*

@@ -320,7 +320,9 @@ int main(int argc, char **argv)
     }
     struct parser p = { .log = log };
     regcomp(&p.header, "^\\[([A-Za-z0-9_.-]+)\\]$", REG_EXTENDED);
-    regcomp(&p.value, "^([^:]+): (-?[0-9]+(\\.[0-9][0-9])?)$", REG_EXTENDED);
+    /* A value, with -range its "[min;max]" too (kernel/bench_counters.c). */
+    regcomp(&p.value, "^([^:]+): (-?[0-9]+(\\.[0-9][0-9])?( \\[-?[0-9]+(\\.[0-9][0-9])?;-?[0-9]+(\\.[0-9][0-9])?\\])?)$",
+            REG_EXTENDED);
     regcomp(&p.results, "^results: nanobench/results/run-([0-9]+)\\.txt,", REG_EXTENDED);
     regcomp(&p.resumed, "^resumed: run ([0-9]+) continues", REG_EXTENDED);
     regcomp(&p.platform, "^platform: ([^ ]+) = (.*)$", REG_EXTENDED);

@@ -36,6 +36,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -df");
     if (o->verbose)
         fprintf(f, " -verbose");
+    if (o->range)
+        fprintf(f, " -range");
     if (config_path)
         fprintf(f, " -config %s", config_path);
     if (msr_config_path)

@@ -125,7 +125,7 @@ NB_TEST(options_ambiguous_prefix_lists_candidates)
             "option -a is ambiguous (-asm, -asm_init, -asm_late_init, -asm_one_time_init, "
             "-alignment_offset, -avg)",
             "-a");
-    REJECTS(HOST, "option -r is ambiguous (-remove_empty_events, -r14_size, -rdi_size, -rsi_size, -rbp_size, -rsp_size, -results)", "-r");
+    REJECTS(HOST, "option -r is ambiguous (-range, -remove_empty_events, -r14_size, -rdi_size, -rsi_size, -rbp_size, -rsp_size, -results)", "-r");
     REJECTS(HOST, "option -as is ambiguous (-asm, -asm_init, -asm_late_init, -asm_one_time_init)",
             "-as", "x");
 }
