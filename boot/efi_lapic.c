@@ -60,3 +60,40 @@ uint64_t efi_lapic_mmio_base(void *ctx)
     (void)ctx;
     return apic_mode(&base) == 1 ? base : 0;
 }
+
+#define LAPIC_ID 0x20u
+#define LAPIC_ICR_LOW 0x300u
+#define LAPIC_ICR_HIGH 0x310u
+#define MSR_X2APIC_ICR 0x830u
+#define ICR_SEND_PENDING (1u << 12) /* delivery status (xAPIC only) */
+#define ICR_IDLE_POLLS 1000000u
+
+uint32_t efi_apic_id(void *ctx)
+{
+    uint64_t base;
+    uint32_t id = 0;
+    int mode = apic_mode(&base);
+    efi_lapic_read(ctx, LAPIC_ID, &id);
+    return mode == 1 ? id >> 24 : id;
+}
+
+int efi_send_ipi(void *ctx, uint32_t apic_id, uint32_t icr_low)
+{
+    uint64_t base;
+    (void)ctx;
+    switch (apic_mode(&base)) {
+    case 1: {
+        volatile uint32_t *icr_low_reg = (volatile uint32_t *)(uintptr_t)(base + LAPIC_ICR_LOW);
+        /* The previous IPI must have left before the ICR is written again (as Linux waits). */
+        for (uint32_t i = 0; i < ICR_IDLE_POLLS && (*icr_low_reg & ICR_SEND_PENDING); i++)
+            __asm__ volatile("pause");
+        *(volatile uint32_t *)(uintptr_t)(base + LAPIC_ICR_HIGH) = apic_id << 24;
+        *icr_low_reg = icr_low;
+        return NB_OK;
+    }
+    case 2:
+        return efi_write_msr(NULL, MSR_X2APIC_ICR, (uint64_t)apic_id << 32 | icr_low);
+    default:
+        return NB_EUNSUPP;
+    }
+}

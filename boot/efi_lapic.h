@@ -11,5 +11,9 @@
 int efi_lapic_read(void *ctx, uint32_t reg, uint32_t *value);
 int efi_lapic_write(void *ctx, uint32_t reg, uint32_t value);
 uint64_t efi_lapic_mmio_base(void *ctx);
+/* The current processor's APIC ID (register 20H: bits 31:24 in xAPIC mode, all 32 in x2APIC mode). */
+uint32_t efi_apic_id(void *ctx);
+/* One IPI through the ICR (SDM vol. 3A 11.6.1; x2APIC: one 64-bit MSR write, 11.12.9). */
+int efi_send_ipi(void *ctx, uint32_t apic_id, uint32_t icr_low);
 
 #endif

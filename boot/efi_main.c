@@ -17,6 +17,7 @@
 #include "efi_facts.h"
 #include "efi_file.h"
 #include "efi_finish.h"
+#include "efi_halt.h"
 #include "efi_lapic.h"
 #include "efi_memory.h"
 #include "efi_mp.h"
@@ -61,6 +62,11 @@ static const struct nb_platform efi_platform = {
     .cpu_count = efi_cpu_count,
     .current_cpu = efi_current_cpu,
     .run_on_cpu = efi_run_on_cpu,
+    .start_on_cpu = efi_start_on_cpu,
+    .join_cpu = efi_join_cpu,
+    .apic_id = efi_apic_id,
+    .send_ipi = efi_send_ipi,
+    .halt_until_interrupt = efi_halt_until_interrupt,
     .firmware_facts = efi_firmware_facts,
     .finish = efi_finish,
 };

@@ -124,3 +124,57 @@ int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
     }
     return NB_OK;
 }
+
+/*
+ * One procedure started without waiting (the NMI watchdog's watcher): its
+ * call record and completion event live until join_cpu.
+ */
+static struct ap_call async_call;
+static EFI_EVENT async_done;
+static unsigned async_cpu;
+
+/*
+ * The started procedure runs with interrupts disabled (the watcher's HLT
+ * enables them only inside efi_halt_until_interrupt, with its own IDT), and
+ * gives the firmware back the flag it had.
+ */
+static VOID EFIAPI ap_entry_masked(VOID *argument)
+{
+    uint64_t flags = x86_irq_save();
+    ap_entry(argument);
+    x86_irq_restore(flags);
+}
+
+int efi_start_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+{
+    if (!mp || blocking_only || async_done || cpu == efi_current_cpu(ctx) || cpu >= efi_cpu_count(ctx))
+        return NB_EUNSUPP;
+    EFI_STATUS status = BS->CreateEvent(0, 0, NULL, NULL, &async_done);
+    if (EFI_ERROR(status)) {
+        async_done = NULL;
+        return NB_EUNSUPP;
+    }
+    async_call = (struct ap_call){ fn, arg };
+    async_cpu = cpu;
+    status = mp->StartupThisAP(mp, ap_entry_masked, cpu, async_done, 0, &async_call, NULL);
+    if (EFI_ERROR(status)) {
+        BS->CloseEvent(async_done);
+        async_done = NULL;
+        if (status == EFI_UNSUPPORTED)
+            blocking_only = TRUE;
+        return NB_EUNSUPP;
+    }
+    return NB_OK;
+}
+
+int efi_join_cpu(void *ctx, unsigned cpu)
+{
+    (void)ctx;
+    if (!async_done || cpu != async_cpu)
+        return NB_EINVAL;
+    UINTN index;
+    BS->WaitForEvent(1, &async_done, &index);
+    BS->CloseEvent(async_done);
+    async_done = NULL;
+    return NB_OK;
+}

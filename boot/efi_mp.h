@@ -17,5 +17,8 @@ void efi_mp_init(void);
 unsigned efi_cpu_count(void *ctx);
 unsigned efi_current_cpu(void *ctx);
 int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
+/* Non-blocking StartupThisAP (one at a time) and the wait for its end: NB_EUNSUPP where refused. */
+int efi_start_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
+int efi_join_cpu(void *ctx, unsigned cpu);
 
 #endif

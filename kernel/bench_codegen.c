@@ -3,6 +3,7 @@
  */
 #include "bench_codegen.h"
 #include "nb_text.h"
+#include "nmi_code.h"
 #include "watchdog.h"
 #include "x86_emit.h"
 
@@ -53,10 +54,13 @@ static bool pushes_error_code(unsigned vector)
            vector == 29 || vector == 30;
 }
 
-/* NMI and machine checks are not the benchmark's doing: the firmware keeps them. */
-static bool firmware_vector(unsigned vector)
+/*
+ * NMI and machine checks are not the benchmark's doing: the firmware keeps
+ * them, except the NMI when it is our watchdog's (nmi_watchdog.h).
+ */
+static bool firmware_vector(unsigned vector, const struct codegen_params *p)
 {
-    return vector == 2 || vector == 18;
+    return (vector == 2 && !p->nmi_state) || vector == 18;
 }
 
 /*
@@ -76,7 +80,7 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct c
     x86_mov_reg64_from_rip(e, RAX, DATA(buf, firmware_idtr) + 2); /* firmware IDT base */
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
         uintptr_t gate = DATA(buf, idt) + IDT_GATE_SIZE * v;
-        if (!firmware_vector(v))
+        if (!firmware_vector(v, p))
             continue;
         x86_mov_reg64_from_base_disp32(e, RCX, RAX, (int32_t)(IDT_GATE_SIZE * v));
         x86_mov_rip_from_reg64(e, gate, RCX);
@@ -85,7 +89,7 @@ static void emit_install_idt(struct x86_emitter *e, uint8_t *buf, const struct c
     }
     x86_mov_rax_cs(e);
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
-        if (!firmware_vector(v))
+        if (!firmware_vector(v, p))
             x86_mov_rip_from_reg16(e, DATA(buf, idt) + IDT_GATE_SIZE * v + 2, RAX);
     }
     if (p->watchdog) {
@@ -261,6 +265,8 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
         emit_timer_count(e, buf, p, false);
         x86_sti(e);
     }
+    if (p->catch_faults && p->nmi_state)
+        nmi_code_enter(e, buf, p->nmi_state);
 
     x86_mov_reg64_imm64(e, R14, p->areas.r14);
     x86_mov_reg64_imm64(e, RDI, p->areas.rdi);
@@ -276,6 +282,8 @@ static void emit_prologue(struct x86_emitter *e, uint8_t *buf, const struct code
 static uintptr_t emit_epilogue(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     uintptr_t start = x86_here(e);
+    if (p->catch_faults && p->nmi_state)
+        nmi_code_leave(e, buf, p->nmi_state);
     if (p->catch_faults && p->watchdog) {
         x86_cli(e);
         emit_timer_count(e, buf, p, true);
@@ -382,8 +390,14 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             write_gate(data->idt + IDT_GATE_SIZE * spurious_vector(p), spurious, CODEGEN_IST_INDEX);
         }
     }
+    if (p->nmi_state) {
+        uintptr_t nmi = nmi_code_handler(e, buf, p->nmi_state, common);
+        /* On the IST stack: the NMI may stop code whose RSP is unusable. */
+        if (!e->overflow)
+            write_gate(data->idt + IDT_GATE_SIZE * 2, nmi, CODEGEN_IST_INDEX);
+    }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
-        if (firmware_vector(v))
+        if (firmware_vector(v, p) || (v == 2 && p->nmi_state))
             continue;
         uintptr_t stub = x86_here(e);
         if (!pushes_error_code(v))
@@ -412,6 +426,8 @@ static void emit_tail(struct x86_emitter *e, uint8_t *buf, const struct codegen_
                       struct codegen_layout *layout)
 {
     uintptr_t recovery = emit_epilogue(e, buf, p);
+    if (!e->overflow)
+        ((struct codegen_data *)buf)->recovery = recovery;
     if (p->catch_faults)
         emit_fault_stubs(e, buf, recovery, p);
     if (layout)

@@ -71,6 +71,8 @@ struct codegen_data {
     /* Set by the exception stubs; fault_happened is cleared by every run's prologue. */
     uint64_t fault_happened, fault_vector, fault_error, fault_rip, fault_cr2;
     uint64_t watchdog_count; /* APIC timer count each run arms (watchdog.h) */
+    /* NMI watchdog (nmi_code.h): the handler's flag and the interrupted RIP; the epilogue's address. */
+    uint64_t nmi_arrived, nmi_rip, recovery;
     /* Descriptor tables while the code runs (see CODEGEN_GDT_COPY_BYTES). */
     uint8_t gdt[CODEGEN_GDT_COPY_BYTES + 16] __attribute__((aligned(16)));
     uint8_t gdtr[16];          /* limit:base of `gdt` (LGDT operand) */
@@ -106,6 +108,11 @@ struct codegen_params {
     bool watchdog;        /* arm the APIC timer and enable interrupts (needs catch_faults) */
     uint64_t lapic_mmio_base; /* xAPIC registers, or 0 for x2APIC MSRs */
     uint8_t spurious_vector;  /* the local APIC's spurious vector (watchdog.h): an IRET gate */
+    /*
+     * The NMI watchdog's `state` word (nmi_watchdog.h), or 0. Instead of the
+     * timer (`watchdog` false): interrupts stay disabled, gate 2 is ours.
+     */
+    uint64_t nmi_state;
     /*
      * State saved around the code: XCR0 as enabled (xsave_state.h) and the
      * size of its XSAVE area, or 0 to use FXSAVE64 (512 bytes).

@@ -246,6 +246,21 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         budget.start = c->benchmark_started ? c->benchmark_start : bench_tsc(c);
     }
     bool watchdog = c->watchdog && c->watchdog->available && c->catch_faults && c->tsc_hz;
+    /*
+     * Another processor watching: the code runs with interrupts disabled, as
+     * nanoBench's. Not under QEMU -icount: its round-robin scheduler (7.2)
+     * gives a processor time only up to the next timer deadline and then
+     * starts again with the first one, so a benchmark that spins on the boot
+     * processor never lets the watcher run; the timer scheme stops it there.
+     */
+    volatile uint32_t *nmi_state = NULL;
+    if (c->nmi && c->catch_faults && budget.on && c->cpu_p->apic_id && o->qemu_icount < 0)
+        nmi_state = nmi_watchdog_begin(c->nmi, c->cpu, c->cpu_p->apic_id(c->cpu_p->ctx),
+                                       budget.start + budget.ticks);
+    if (nmi_state) {
+        params.nmi_state = (uint64_t)(uintptr_t)nmi_state;
+        watchdog = false;
+    }
     if (watchdog) {
         params.watchdog = true;
         params.lapic_mmio_base = c->watchdog->mmio_base;
@@ -363,6 +378,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
+    if (nmi_state)
+        nmi_watchdog_end(c->nmi);
     if (watchdog)
         watchdog_disarm(c->watchdog, c->cpu_p,
                         buf && ((struct codegen_data *)buf)->fault_happened &&

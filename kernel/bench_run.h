@@ -16,6 +16,7 @@
 #include "counter_read.h"
 #include "nb_platform.h"
 #include "nb_report.h"
+#include "nmi_watchdog.h"
 #include "watchdog.h"
 
 /*
@@ -56,6 +57,11 @@ struct bench_context {
      * calls (the local APIC, the TSC) on the benchmark's processor.
      */
     struct watchdog *watchdog;
+    /*
+     * The NMI watchdog (nmi_watchdog.h), or NULL: preferred to the timer
+     * whenever another processor can watch the benchmark's one.
+     */
+    struct nmi_watchdog *nmi;
     const struct nb_platform *cpu_p;
     uint64_t tsc_hz;
     /*

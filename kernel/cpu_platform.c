@@ -57,7 +57,7 @@ struct remote_call {
     const struct nb_platform *base;
     enum { CALL_CPUID, CALL_READ_MSR, CALL_WRITE_MSR, CALL_READ_TSC, CALL_LAPIC_READ,
            CALL_LAPIC_WRITE, CALL_LAPIC_BASE, CALL_READ_CR4, CALL_WRITE_CR4, CALL_READ_XCR0,
-           CALL_WRITE_XCR0 } op;
+           CALL_WRITE_XCR0, CALL_APIC_ID } op;
     uint32_t a, b;
     uint64_t value;
     uint32_t *regs;
@@ -85,6 +85,7 @@ static void remote_entry(void *arg)
     case CALL_WRITE_CR4: base->write_cr4(base->ctx, c->value); break;
     case CALL_READ_XCR0: c->value = base->read_xcr0(base->ctx); break;
     case CALL_WRITE_XCR0: base->write_xcr0(base->ctx, c->value); break;
+    case CALL_APIC_ID: c->value = base->apic_id(base->ctx); break;
     }
 }
 
@@ -171,6 +172,13 @@ static void remote_write_xcr0(void *ctx, uint64_t value)
     forward(ctx, &c);
 }
 
+static uint32_t remote_apic_id(void *ctx)
+{
+    struct remote_call c = { .op = CALL_APIC_ID };
+    forward(ctx, &c);
+    return (uint32_t)c.value;
+}
+
 static unsigned remote_current_cpu(void *ctx)
 {
     return ((struct cpu_platform *)ctx)->cpu;
@@ -237,6 +245,8 @@ void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, 
         p->lapic_write = remote_lapic_write;
         p->lapic_mmio_base = remote_lapic_mmio_base;
     }
+    if (base->apic_id)
+        p->apic_id = remote_apic_id;
     if (base->read_cr4) {
         p->read_cr4 = remote_read_cr4;
         p->write_cr4 = remote_write_cr4;

@@ -21,6 +21,7 @@
 #include "nb_version.h"
 #include "platform_report.h"
 #include "suite.h"
+#include "nmi_watchdog.h"
 #include "watchdog.h"
 #include "xsave_state.h"
 
@@ -39,6 +40,7 @@ struct run_state {
     struct bench_context bench;
     struct counter_env counters;
     struct watchdog watchdog;
+    struct nmi_watchdog nmi; /* preferred to `watchdog` where another processor can watch */
     struct xsave_session xsave; /* the boot processor's CR4/XCR0 while the suite runs */
     struct lfence_session lfence; /* the boot processor's DE_CFG[1] (AMD) while the suite runs */
     uint64_t tsc_hz;
@@ -93,7 +95,14 @@ static void print_fingerprint(struct run_state *s)
     s->tsc_hz = m.tsc_hz;
     s->tsc_invariant = m.tsc_invariant;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
-    if (s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p))
+    bool timer = s->p->ring0 && m.tsc_hz && watchdog_init(&s->watchdog, s->p);
+    if (timer && nmi_watchdog_init(&s->nmi, s->p, s->watchdog.apic_hz, m.tsc_hz))
+        report_line(&s->report, "watchdog: NMI from another processor (it sleeps until the deadline on "
+                                "its APIC timer, %llu kHz after /128); benchmarks run with interrupts "
+                                "disabled and are stopped after -timeout seconds (default %d); under "
+                                "QEMU -icount the local APIC timer instead",
+                    (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
+    else if (timer)
         report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; LINT0/LINT1 masked, "
                                 "task priority 0xE0, spurious vector 0x%x); a benchmark is stopped "
                                 "after -timeout seconds (default %d)",
@@ -172,6 +181,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
                      e->line, (long long)o->cpu, n_cpus, n_cpus == 1 ? "" : "s", n_cpus - 1);
         return;
     }
+    /* The watcher may be running there: N must be free for our calls. */
+    nmi_watchdog_release(&s->nmi, (unsigned)o->cpu);
     static struct cpu_platform cp;
     static struct counter_env env;
     static struct xsave_session xsave;
@@ -481,7 +492,9 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.xsave_mask = s.xsave.xcr0;
         s.bench.xsave_size = s.xsave.area_size;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
+        s.bench.nmi = s.nmi.available ? &s.nmi : NULL;
         run_suite(&s, text, len);
+        nmi_watchdog_stop(&s.nmi);
         bench_context_free(&s.bench);
     }
     if (text)

@@ -147,6 +147,30 @@ struct nb_platform {
      * platform is the processor's own (fn(this platform, arg) is called).
      */
     int (*run_locally)(void *ctx, void (*fn)(const struct nb_platform *local, void *arg), void *arg);
+    /*
+     * What the NMI watchdog needs (kernel/nmi_watchdog.h); NULL where the
+     * platform cannot. start_on_cpu runs fn(arg) on processor `cpu` WITHOUT
+     * waiting; fn may only execute instructions and the calls that act on
+     * the current processor (read_tsc, lapic_read/write, apic_id, send_ipi,
+     * halt_until_interrupt). join_cpu waits until it has returned.
+     */
+    int (*start_on_cpu)(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg);
+    int (*join_cpu)(void *ctx, unsigned cpu);
+    /* The current processor's local APIC ID (xAPIC: bits 31:24 of register 20H; x2APIC: 32 bits). */
+    uint32_t (*apic_id)(void *ctx);
+    /*
+     * An IPI from the current processor to one APIC ID: `icr_low` is the
+     * ICR's low half (vector, delivery mode; SDM vol. 3A 11.6.1), the
+     * destination goes in the high half (xAPIC) or bits 63:32 (x2APIC).
+     */
+    int (*send_ipi)(void *ctx, uint32_t apic_id, uint32_t icr_low);
+    /*
+     * Called with interrupts disabled: STI; HLT; CLI on the current
+     * processor, with an IDT whose gates 32-255 only IRET (the caller sends
+     * the EOI), so it returns after the next interrupt (STI's one-instruction
+     * shadow keeps an interrupt from slipping in before the HLT).
+     */
+    void (*halt_until_interrupt)(void *ctx);
     /* Fills what the firmware knows (NULL on platforms that know nothing). */
     void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
     /* What to do when the suite has ended. Does not return on success. */

@@ -579,6 +579,21 @@ test_hangs() {
     expect_cli_error timeout_zero "nanobench: option -timeout: 0 is out of range (1..86400)" -asm nop -timeout 0
 }
 
+# Without -icount QEMU boots two processors: the second is the NMI watchdog,
+# which stops hangs, `cli; jmp $` included, while the code runs with
+# interrupts disabled. (RDTSC values are not exact without -icount: only
+# their presence is checked.)
+test_hangs_nmi() {
+    local out rc
+    out=$($NB -suite tests/qemu/hang_nmi.suite -results "$TMP/hang_nmi" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    expect_eq "results" "$(cat tests/qemu/hang_nmi.expected)" \
+        "$(sed 's/^RDTSC: [0-9][0-9.]*$/RDTSC: (a value)/' <<<"$out")" || return 1
+    grep -q '^watchdog: NMI from another processor (' "$TMP/hang_nmi/run-0001.txt" ||
+        { echo "no NMI watchdog line"; return 1; }
+}
+
 # A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
 # fails setting the guest's MSRs, as on this project's own machines) must not
 # end the run: qemu-run.sh checks KVM with a paused guest and falls back to
@@ -702,6 +717,7 @@ run_test plan test_plan
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
+run_test hangs_nmi test_hangs_nmi
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
 run_test no_temporary_files_left test_no_temporary_files_left
 run_test results_folder_collects_runs test_results_folder_collects_runs
