@@ -158,6 +158,17 @@ test_cli_errors() {
         -code "$TMP/none.bin"
 }
 
+# A suite may come from a pipe or /dev/null (read to EOF, not by its size);
+# only a folder is "Is a directory".
+test_cli_suite_input_files() {
+    expect_cli_error suite_pipe "nanobench: benchmark 'typo' (/dev/fd/" \
+        -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
+    expect_cli_error suite_pipe_line ":1): unknown option -unrol_count" \
+        -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
+    expect_cli_error suite_dev_null "nanobench: suite /dev/null has no benchmarks" -suite /dev/null &&
+    expect_cli_error suite_folder "nanobench: cannot read suite file $TMP: Is a directory" -suite "$TMP"
+}
+
 # -h/-help print the usage and every option (from the README's tables);
 # nothing to measure is an error with the usage, not an empty benchmark.
 test_help_and_usage() {
@@ -685,6 +696,7 @@ run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
+run_test cli_suite_input_files test_cli_suite_input_files
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
