@@ -169,6 +169,17 @@ test_cli_suite_input_files() {
     expect_cli_error suite_folder "nanobench: cannot read suite file $TMP: Is a directory" -suite "$TMP"
 }
 
+# -image: the count in the message agrees with its noun.
+test_cli_image_messages() {
+    local err
+    err=$($NB -asm "NOP" -image "$TMP/one.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
+    grep -qF "nanobench: wrote $TMP/one.img (1 benchmark); write it to a USB stick with" <<<"$err" ||
+        { echo "message: $err"; return 1; }
+    printf 'a: -asm "nop"\nb: -asm "nop"\n' >"$TMP/two-img.suite"
+    err=$($NB -suite "$TMP/two-img.suite" -image "$TMP/two.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
+    grep -qF "nanobench: wrote $TMP/two.img (2 benchmarks); write it" <<<"$err" || { echo "message: $err"; return 1; }
+}
+
 # -h/-help print the usage and every option (from the README's tables);
 # nothing to measure is an error with the usage, not an empty benchmark.
 test_help_and_usage() {
@@ -697,6 +708,7 @@ run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
 run_test cli_suite_input_files test_cli_suite_input_files
+run_test cli_image_messages test_cli_image_messages
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
