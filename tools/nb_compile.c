@@ -64,7 +64,9 @@ static void error_at(struct compile *c, const struct bench *b, const char *fmt, 
 {
     va_list ap;
     va_start(ap, fmt);
-    if (b && c->cli.suite_path)
+    if (b && c->cli.suite_path && strcmp(b->name, "defaults") == 0)
+        fprintf(stderr, "nanobench: defaults (%s): ", b->where);
+    else if (b && c->cli.suite_path)
         fprintf(stderr, "nanobench: benchmark '%s' (%s): ", b->name, b->where);
     else
         fprintf(stderr, "nanobench: ");
@@ -74,8 +76,22 @@ static void error_at(struct compile *c, const struct bench *b, const char *fmt, 
     c->errors++;
 }
 
-/* Options for one benchmark: command line first, then the suite line (which wins). */
-static bool parse_bench(struct compile *c, struct bench *b, int argc, char **argv)
+/* Host settings that only the command line may give (parse_command_line takes them out). */
+static bool has_command_line_only(const struct bench_options *o)
+{
+    return o->suite_path || o->image_path || o->results_dir || o->icount >= 0 || o->plan ||
+           o->plan_cpu;
+}
+
+#define COMMAND_LINE_ONLY \
+    "options -suite, -image, -results, -icount, -plan and -plan_cpu belong on the command line"
+
+/*
+ * Options for one benchmark: command line first, then the suite line (which
+ * wins). own_argc: the line's own words at the end of argv (the defaults
+ * before them were checked on their own line).
+ */
+static bool parse_bench(struct compile *c, struct bench *b, int argc, char **argv, int own_argc)
 {
     struct option_error err;
     bench_options_init(&b->o);
@@ -86,8 +102,12 @@ static bool parse_bench(struct compile *c, struct bench *b, int argc, char **arg
         error_at(c, b, "%s", err.message);
         return false;
     }
-    if (b->o.suite_path || b->o.image_path || b->o.results_dir || b->o.icount >= 0) {
-        error_at(c, b, "options -suite, -image, -results and -icount belong on the command line");
+    struct bench_options own;
+    bench_options_init(&own);
+    if (own_argc > 0 &&
+        bench_options_parse(&own, own_argc, argv + (argc - own_argc), SCOPE_HOST | SCOPE_TARGET,
+                            &err) == NB_OK && has_command_line_only(&own)) {
+        error_at(c, b, COMMAND_LINE_ONLY);
         return false;
     }
     if (b->o.qemu_icount >= 0) {
@@ -146,6 +166,8 @@ static void load_suite(struct compile *c)
             bench_options_init(&o);
             if (bench_options_parse(&o, e->argc, e->argv, SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK)
                 error_at(c, b, "%s", err.message);
+            else if (has_command_line_only(&o))
+                error_at(c, b, COMMAND_LINE_ONLY);
             else if (o.finish_set)
                 c->finish = o.finish;
             continue;
@@ -157,7 +179,7 @@ static void load_suite(struct compile *c)
                 break;
             }
         }
-        b->ok = parse_bench(c, b, e->argc, e->argv);
+        b->ok = parse_bench(c, b, e->argc, e->argv, e->own_argc);
         c->n++;
     }
     /* The arena and text stay alive: option strings point into them. */
@@ -415,7 +437,7 @@ int main(int argc, char **argv)
         c.suite_dir = ".";
         c.benches = calloc(1, sizeof(*c.benches));
         c.benches[0].name = SINGLE_NAME;
-        c.benches[0].ok = parse_bench(&c, &c.benches[0], 0, NULL);
+        c.benches[0].ok = parse_bench(&c, &c.benches[0], 0, NULL, 0);
         c.n = 1;
     }
     for (size_t i = 0; i < c.n; i++) {

@@ -219,6 +219,28 @@ nanobench: benchmark 'asm_error' ($TMP/bad.suite:4): -asm statement 1 'mov rax, 
 nanobench: 3 errors; nothing was run" "$err"
 }
 
+# Options of the command line alone, on a suite line, are an error naming the
+# line (a defaults line once, not once per benchmark after it).
+test_suite_cli_only_options() {
+    cat > "$TMP/cli-only.suite" <<'SUITE'
+plan: -asm "nop" -plan
+cpu: -asm "nop" -plan_cpu intel:6:0x55:2
+image: -asm "nop" -image x.img
+defaults: -icount 4
+after: -asm "nop"
+later: -asm "nop"
+SUITE
+    local err rc m="options -suite, -image, -results, -icount, -plan and -plan_cpu belong on the command line"
+    err=$($NB -suite "$TMP/cli-only.suite" -results "$TMP/never" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "exit status" 2 "$rc" || return 1
+    expect_eq "messages" "nanobench: benchmark 'plan' ($TMP/cli-only.suite:1): $m
+nanobench: benchmark 'cpu' ($TMP/cli-only.suite:2): $m
+nanobench: benchmark 'image' ($TMP/cli-only.suite:3): $m
+nanobench: defaults ($TMP/cli-only.suite:4): $m
+nanobench: 4 errors; nothing was run" "$err"
+}
+
 # Errors only the image can see (a hand-edited suite.nb): each benchmark gets
 # an error line, the others still run, and a second boot of the same image
 # writes run-0002 without touching run-0001.
@@ -711,6 +733,7 @@ run_test cli_suite_input_files test_cli_suite_input_files
 run_test cli_image_messages test_cli_image_messages
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
+run_test suite_cli_only_options test_suite_cli_only_options
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
