@@ -364,7 +364,9 @@ four_mib: -asm "mov [r14 + 0x1FFFF8], rax; mov [r14 - 0x200000], rax" -r14_size 
 after: -asm "ADD RAX, RBX"
 SUITE
     local out
-    out=$($NB -suite "$TMP/areas.suite" -icount 4 -results "$TMP/areas" 2>/dev/null)
+    out=$($NB -suite "$TMP/areas.suite" -icount 4 -results "$TMP/areas" 2>"$TMP/areas.err")
+    # Each error is printed once: in a suite, under its benchmark on stdout.
+    ! grep -q 'error:' "$TMP/areas.err" || { echo "error lines also on stderr:"; cat "$TMP/areas.err"; return 1; }
     expect_eq "results" "[too_big]
 error: suite line 1: option -r14_size: the firmware has no free block of 1073741824 contiguous bytes
 [four_mib]
@@ -420,9 +422,12 @@ warning: configs/benchmark.msr line 5: 'msr_0x10' needs a name (event skipped)" 
 test_magic_bytes_need_no_mem() {
     local err rc
     err=$($NB -asm "nop; dq 0xF0B513B1C2813F04; nop; dq 0xE0B513B1C2813F04" -icount 4 \
-        -results "$TMP/magic" 2>&1 >/dev/null)
+        -results "$TMP/magic" 2>&1 >"$TMP/magic.out")
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
+    # One benchmark: stdout is its results only, the error is on stderr (once).
+    expect_eq "stdout" "" "$(cat "$TMP/magic.out")" || return 1
+    expect_eq "error lines" 1 "$(grep -c '^error: ' <<<"$err")" || return 1
     grep -qxF "error: the code contains nanoBench's pause/resume magic bytes (0xF0B513B1C2813F04 / 0xE0B513B1C2813F04), which need -no_mem; the code was not run" <<<"$err" ||
         { echo "missing error line in: $err"; return 1; }
 }
