@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SINGLE_NAME "benchmark"
 
@@ -417,6 +419,30 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         c->finish = c->cli.finish;
 }
 
+/* -image names a file to write: its folder must exist, and it must not be a folder itself. */
+static void check_image_path(const char *image)
+{
+    struct stat st;
+    if (stat(image, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nanobench: -image %s: is a folder; give the name of the image file\n",
+                image);
+        exit(2);
+    }
+    char *dir = host_dirname(image);
+    bool found = stat(dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nanobench: -image %s: %s %s\n", image, dir,
+                found ? "is not a folder" : "does not exist");
+        exit(2);
+    }
+    if (access(dir, W_OK) != 0) {
+        fprintf(stderr, "nanobench: -image %s: cannot write in folder %s: %s\n", image, dir,
+                strerror(errno));
+        exit(2);
+    }
+    free(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
@@ -425,6 +451,8 @@ int main(int argc, char **argv)
     }
     struct compile c = { .outdir = argv[1], .finish = NB_FINISH_SHUTDOWN };
     parse_command_line(&c, argc - 2, argv + 2);
+    if (c.cli.image_path)
+        check_image_path(c.cli.image_path);
 
     if (c.cli.suite_path) {
         c.suite_dir = host_dirname(c.cli.suite_path);

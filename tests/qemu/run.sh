@@ -169,9 +169,21 @@ test_cli_suite_input_files() {
     expect_cli_error suite_folder "nanobench: cannot read suite file $TMP: Is a directory" -suite "$TMP"
 }
 
-# -image: the count in the message agrees with its noun.
+# -image: the count in the message agrees with its noun; a bad place for the
+# image is an error before anything is built.
 test_cli_image_messages() {
     local err
+    # A folder or a missing folder: an error before anything is built.
+    mkdir -p "$TMP/imgdir"
+    expect_cli_error image_folder "nanobench: -image $TMP/imgdir: is a folder; give the name of the image file" \
+        -asm "NOP" -image "$TMP/imgdir" || return 1
+    expect_eq "folder left alone" "" "$(ls -A "$TMP/imgdir")" || return 1
+    expect_cli_error image_no_folder "nanobench: -image $TMP/nowhere/x.img: $TMP/nowhere does not exist" \
+        -asm "NOP" -image "$TMP/nowhere/x.img" || return 1
+    [[ ! -e $TMP/nowhere ]] || { echo "created $TMP/nowhere"; return 1; }
+    echo x >"$TMP/plainfile"
+    expect_cli_error image_file_as_folder "nanobench: -image $TMP/plainfile/x.img: $TMP/plainfile is not a folder" \
+        -asm "NOP" -image "$TMP/plainfile/x.img" || return 1
     err=$($NB -asm "NOP" -image "$TMP/one.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
     grep -qF "nanobench: wrote $TMP/one.img (1 benchmark); write it to a USB stick with" <<<"$err" ||
         { echo "message: $err"; return 1; }
