@@ -47,12 +47,16 @@ struct bench {
     size_t msr_config_len;
 };
 
+struct input_file;
+
 struct compile {
     const char *outdir;
     struct bench_options cli;
     char **cli_bench_args; /* command-line options that apply to every benchmark */
     int n_cli_bench_args;
-    const char *suite_dir; /* base for relative -code paths */
+    const char *suite_dir; /* base for the relative paths of suite lines */
+    struct input_file *inputs; /* files read so far (read_input) */
+    size_t n_inputs;
     struct bench *benches;
     size_t n;
     int errors;
@@ -187,40 +191,81 @@ static void load_suite(struct compile *c)
     /* The arena and text stay alive: option strings point into them. */
 }
 
+/* An input file read once for every benchmark that names it (or its error). */
+struct input_file {
+    char *path; /* as opened: relative to the current folder or absolute */
+    char *data; /* NULL: it could not be read (already reported) */
+    size_t len;
+};
+
+/*
+ * True when `text` is one of the command-line words (the option parser keeps
+ * argv's pointers): such a path is the shell's, relative to the current
+ * folder; a suite line's path is relative to the suite file.
+ */
+static bool from_command_line(const struct compile *c, const char *text)
+{
+    for (int i = 0; i < c->n_cli_bench_args; i++)
+        if (c->cli_bench_args[i] == text)
+            return true;
+    return false;
+}
+
+/*
+ * The contents of the file an option names, or NULL (b is then not ok). Each
+ * file is read and each failure reported once, however many benchmarks name
+ * it; a command-line file's error names no benchmark.
+ */
+static char *read_input(struct compile *c, struct bench *b, const char *option, const char *file,
+                        size_t *len)
+{
+    bool command_line = from_command_line(c, file);
+    char *path = command_line ? host_path_join(NULL, file) : host_path_join(c->suite_dir, file);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        if (strcmp(c->inputs[i].path, path) == 0) {
+            free(path);
+            *len = c->inputs[i].len;
+            b->ok &= c->inputs[i].data != NULL;
+            return c->inputs[i].data;
+        }
+    }
+    struct input_file in = { path, NULL, 0 };
+    in.data = host_read_file(path, &in.len);
+    if (!in.data) {
+        error_at(c, command_line ? NULL : b, "option %s: cannot read %s: %s", option, path,
+                 strerror(errno));
+        b->ok = false;
+    }
+    struct input_file *bigger = realloc(c->inputs, (c->n_inputs + 1) * sizeof(*c->inputs));
+    if (!bigger) {
+        perror("nanobench");
+        exit(2);
+    }
+    c->inputs = bigger;
+    c->inputs[c->n_inputs++] = in;
+    *len = in.len;
+    return in.data;
+}
+
 static void load_code_files(struct compile *c, struct bench *b)
 {
     for (int part = 0; part < PART_COUNT; part++) {
         if (!b->o.code_path[part])
             continue;
-        char *path = host_path_join(c->suite_dir, b->o.code_path[part]);
         size_t size;
-        char *data = host_read_file(path, &size);
-        if (!data) {
-            error_at(c, b, "option %s: cannot read %s: %s", code_part_code_option(part), path,
-                     strerror(errno));
-            b->ok = false;
-        } else {
+        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size);
+        if (data) {
             b->code[part] = (uint8_t *)data;
             b->code_len[part] = size;
             b->has_code[part] = true;
         }
-        free(path);
     }
 }
 
 static char *read_option_file(struct compile *c, struct bench *b, const char *option,
                               const char *file, size_t *len)
 {
-    if (!file)
-        return NULL;
-    char *path = host_path_join(c->suite_dir, file);
-    char *data = host_read_file(path, len);
-    if (!data) {
-        error_at(c, b, "option %s: cannot read %s: %s", option, path, strerror(errno));
-        b->ok = false;
-    }
-    free(path);
-    return data;
+    return file ? read_input(c, b, option, file, len) : NULL;
 }
 
 static void load_config_files(struct compile *c, struct bench *b)
@@ -455,7 +500,10 @@ int main(int argc, char **argv)
         check_image_path(c.cli.image_path);
 
     if (c.cli.suite_path) {
-        c.suite_dir = host_dirname(c.cli.suite_path);
+        /* A suite from a pipe (-suite <(...)) has no folder of its own: then the current one. */
+        struct stat st;
+        bool regular = stat(c.cli.suite_path, &st) == 0 && S_ISREG(st.st_mode);
+        c.suite_dir = regular ? host_dirname(c.cli.suite_path) : "";
         load_suite(&c);
         if (c.n == 0 && c.errors == 0) {
             fprintf(stderr, "nanobench: suite %s has no benchmarks\n", c.cli.suite_path);

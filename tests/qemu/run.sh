@@ -158,14 +158,17 @@ test_cli_errors() {
         -code "$TMP/none.bin"
 }
 
-# A suite may come from a pipe or /dev/null (read to EOF, not by its size);
-# only a folder is "Is a directory".
+# A suite may come from a pipe or /dev/null (read to EOF, not by its size;
+# its relative paths are then the current folder's); only a folder is "Is a
+# directory".
 test_cli_suite_input_files() {
     expect_cli_error suite_pipe "nanobench: benchmark 'typo' (/dev/fd/" \
         -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
     expect_cli_error suite_pipe_line ":1): unknown option -unrol_count" \
         -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
     expect_cli_error suite_dev_null "nanobench: suite /dev/null has no benchmarks" -suite /dev/null &&
+    expect_cli_error suite_pipe_paths "): option -code: cannot read none.bin: No such file" \
+        -suite <(printf 'a: -code none.bin\n') &&
     expect_cli_error suite_folder "nanobench: cannot read suite file $TMP: Is a directory" -suite "$TMP"
 }
 
@@ -190,6 +193,34 @@ test_cli_image_messages() {
     printf 'a: -asm "nop"\nb: -asm "nop"\n' >"$TMP/two-img.suite"
     err=$($NB -suite "$TMP/two-img.suite" -image "$TMP/two.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
     grep -qF "nanobench: wrote $TMP/two.img (2 benchmarks); write it" <<<"$err" || { echo "message: $err"; return 1; }
+}
+
+# Paths on the command line are the shell's: relative to the current folder
+# (a suite's own -code/-config paths are relative to the suite file), and a
+# file that cannot be read is reported once, not once per benchmark.
+test_cli_paths_resolve_against_cwd() {
+    mkdir -p "$TMP/cwd/sub"
+    printf 'a: -asm "nop"\nb: -asm "nop"\nc: -asm "nop" -config local.cfg\n' >"$TMP/cwd/sub/s.suite"
+    printf 'C0.00 INST\n' >"$TMP/cwd/here.cfg"
+    printf 'C0.00 INST\n' >"$TMP/cwd/sub/local.cfg"
+    printf '\x90' >"$TMP/cwd/nop.bin"
+    local err rc
+    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config here.cfg -msr_config here.cfg \
+        -code_init nop.bin -image "$TMP/cwd.img" 2>&1)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || { echo "$err"; return 1; }
+    local listing
+    listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/cwd.img@@1M" ::/nanobench) || return 1
+    for f in configs/a.cfg configs/a.msr configs/c.cfg code/b-init.bin; do
+        grep -qxF "::/nanobench/$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
+    done
+    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config none.cfg -code_init none.bin \
+        -results "$TMP/never" 2>&1)
+    rc=$?
+    expect_eq "missing: exit status" 2 "$rc" || return 1
+    expect_eq "missing: messages" "nanobench: option -code_init: cannot read none.bin: No such file or directory
+nanobench: option -config: cannot read none.cfg: No such file or directory
+nanobench: 2 errors; nothing was run" "$err"
 }
 
 # -h/-help print the usage and every option (from the README's tables);
@@ -748,6 +779,7 @@ run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
 run_test cli_suite_input_files test_cli_suite_input_files
 run_test cli_image_messages test_cli_image_messages
+run_test cli_paths_resolve_against_cwd test_cli_paths_resolve_against_cwd
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test suite_cli_only_options test_suite_cli_only_options
