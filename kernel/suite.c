@@ -27,8 +27,8 @@ struct logical_line {
 /*
  * Splits `s` into words in place (quotes removed, escapes resolved) and stops
  * at a '#' outside quotes. Single quotes keep everything literal up to the
- * next single quote; double quotes resolve \" and \\. Returns the number of words, or -1 with *error set
- * for an unterminated quote.
+ * next single quote; double quotes resolve \" and \\. Returns the number of
+ * words, or -1 with *error set for an unterminated quote.
  */
 static int split_words(char *s, char **words, int max_words, const char **error)
 {
@@ -149,7 +149,8 @@ int suite_parse(const char *text, size_t len, struct nb_arena *arena, struct sui
     out->entries = NULL;
     out->count = 0;
     /* A UTF-8 byte order mark (Windows editors write one) is not part of the first line. */
-    if (len >= 3 && (uint8_t)text[0] == 0xEF && (uint8_t)text[1] == 0xBB && (uint8_t)text[2] == 0xBF) {
+    if (len >= 3 && (uint8_t)text[0] == 0xEF && (uint8_t)text[1] == 0xBB &&
+        (uint8_t)text[2] == 0xBF) {
         text += 3;
         len -= 3;
     }
