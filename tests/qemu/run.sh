@@ -148,6 +148,8 @@ test_cli_errors() {
     expect_cli_error negative "nanobench: option -loop_count: -1 is out of range" -asm nop -loop_count -1 &&
     expect_cli_error not_a_number "nanobench: option -n_measurements: 'ten' is not a whole number" \
         -asm nop -n_measurements ten &&
+    expect_cli_error too_many_digits "nanobench: option -n_measurements: 99999999999999999999999 is out of range (1..1000000)" \
+        -asm nop -n_measurements 99999999999999999999999 &&
     expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
