@@ -247,6 +247,30 @@ static int parse_expect(const struct bench_options *o, const char *text, struct 
     return NB_OK;
 }
 
+/*
+ * True when `text` has the shape nb_parse_i64 accepts (sign, then decimal
+ * digits or 0x and hex digits): when it still fails, the number has too many
+ * digits for 64 bits, which is out of range rather than not a number.
+ */
+static bool integer_shaped(const char *text)
+{
+    if (*text == '-' || *text == '+')
+        text++;
+    bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    if (hex)
+        text += 2;
+    if (!*text)
+        return false;
+    for (; *text; text++) {
+        char c = *text;
+        bool digit = (c >= '0' && c <= '9') ||
+                     (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+        if (!digit)
+            return false;
+    }
+    return true;
+}
+
 int bench_options_parse(struct bench_options *o, int argc, char *const *argv, unsigned scope,
                         struct option_error *err)
 {
@@ -267,9 +291,10 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                 return fail(err, "option -%s needs a value%s", def->name, "");
             text = argv[++i];
             if (def->kind == VALUE_INT) {
-                if (!nb_parse_i64(text, &number))
+                bool parsed = nb_parse_i64(text, &number);
+                if (!parsed && !integer_shaped(text))
                     return fail(err, "option -%s: '%s' is not a whole number", def->name, text);
-                if (number < def->min || number > def->max) {
+                if (!parsed || number < def->min || number > def->max) {
                     char range[64];
                     nb_snprintf(range, sizeof(range), "%lld..%lld", (long long)def->min,
                                 (long long)def->max);

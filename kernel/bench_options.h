@@ -58,7 +58,8 @@ enum option_scope {
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
-    const char *code_path[PART_COUNT]; /* relative to the suite's folder */
+    /* Suite line: relative to the suite's folder; command line: to the current one. */
+    const char *code_path[PART_COUNT];
 
     int64_t n_measurements;
     int64_t unroll_count;

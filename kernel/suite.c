@@ -26,8 +26,9 @@ struct logical_line {
 
 /*
  * Splits `s` into words in place (quotes removed, escapes resolved) and stops
- * at a '#' outside quotes. Returns the number of words, or -1 with *error set
- * for an unterminated quote.
+ * at a '#' outside quotes. Single quotes keep everything literal up to the
+ * next single quote; double quotes resolve \" and \\. Returns the number of
+ * words, or -1 with *error set for an unterminated quote.
  */
 static int split_words(char *s, char **words, int max_words, const char **error)
 {
@@ -42,7 +43,19 @@ static int split_words(char *s, char **words, int max_words, const char **error)
         char *start = w;
         bool in_quotes = false;
         while (*r && (in_quotes || (!nb_is_space(*r) && *r != '#'))) {
-            if (*r == '"') {
+            if (!in_quotes && *r == '\'') {
+                /* As in a shell: up to the next ' everything is literal. */
+                char *close = r + 1;
+                while (*close && *close != '\'')
+                    close++;
+                if (!*close) {
+                    *error = "unterminated single quote";
+                    return -1;
+                }
+                for (r++; r < close;)
+                    *w++ = *r++;
+                r++;
+            } else if (*r == '"') {
                 in_quotes = !in_quotes;
                 r++;
             } else if (in_quotes && *r == '\\' && (r[1] == '"' || r[1] == '\\')) {
@@ -135,6 +148,12 @@ int suite_parse(const char *text, size_t len, struct nb_arena *arena, struct sui
 {
     out->entries = NULL;
     out->count = 0;
+    /* A UTF-8 byte order mark (Windows editors write one) is not part of the first line. */
+    if (len >= 3 && (uint8_t)text[0] == 0xEF && (uint8_t)text[1] == 0xBB &&
+        (uint8_t)text[2] == 0xBF) {
+        text += 3;
+        len -= 3;
+    }
     char *copy = nb_arena_strndup(arena, text, len);
     int max_lines = count_lines(text, len);
     struct logical_line *lines = nb_arena_alloc(arena, sizeof(*lines) * (size_t)max_lines);
@@ -159,7 +178,7 @@ int suite_parse(const char *text, size_t len, struct nb_arena *arena, struct sui
 
         /* The name runs up to the first ':' (names cannot contain one). */
         char *colon = s;
-        while (*colon && *colon != ':' && !nb_is_space(*colon) && *colon != '"')
+        while (*colon && *colon != ':' && !nb_is_space(*colon) && *colon != '"' && *colon != '\'')
             colon++;
         if (*colon != ':') {
             /* Keep a recognisable name for the report: the first word. */

@@ -9,8 +9,10 @@
  *
  * `name: options`; names are [A-Za-z0-9_.-]+. A `defaults:` line applies to
  * the benchmark lines after it (a later `defaults:` replaces it). `#` outside
- * double quotes starts a comment; double quotes group words (\" and \\ escape
- * inside them); a trailing backslash continues the line.
+ * quotes starts a comment; double quotes group words (\" and \\ escape
+ * inside them); single quotes group words literally, as in a shell ('a "b"'
+ * is the word a "b"); a trailing backslash continues the line. A UTF-8 byte
+ * order mark at the start of the text is skipped.
  *
  * A comment `#line N` makes the next line count as line N: tools/nanobench
  * writes one before each benchmark of the suite.nb it compiles, so errors

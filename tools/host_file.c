@@ -16,18 +16,43 @@ char *host_read_file(const char *path, size_t *size)
     if (!f)
         return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    int stat_failed = fstat(fileno(f), &st) != 0;
+    if (stat_failed || S_ISDIR(st.st_mode)) {
+        int error = stat_failed ? errno : EISDIR;
         fclose(f);
-        errno = EISDIR;
+        errno = error;
         return NULL;
     }
-    char *data = malloc((size_t)st.st_size + 1);
-    size_t n = data ? fread(data, 1, (size_t)st.st_size, f) : 0;
+    /*
+     * Read to EOF, not st_size bytes: a pipe (-suite <(...)), /dev/stdin or
+     * /dev/null has size 0 and a growing file may have more.
+     */
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+    size_t n = 0;
+    char *data = malloc(cap);
+    while (data) {
+        n += fread(data + n, 1, cap - 1 - n, f);
+        if (n < cap - 1 || ferror(f))
+            break;
+        int c = fgetc(f); /* full: grow only when there is more (a regular file is not) */
+        if (c == EOF)
+            break;
+        char *bigger = realloc(data, cap * 2);
+        if (!bigger) {
+            free(data);
+            data = NULL;
+            break;
+        }
+        data = bigger;
+        cap *= 2;
+        data[n++] = (char)c;
+    }
     int failed = !data || ferror(f);
+    int saved = data ? EIO : ENOMEM;
     fclose(f);
     if (failed) {
         free(data);
-        errno = EIO;
+        errno = saved;
         return NULL;
     }
     data[n] = '\0';

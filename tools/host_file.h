@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Reads a whole file; returns malloc'd bytes (NUL-terminated) or NULL with errno set. */
+/*
+ * Reads a whole file to EOF (a pipe or /dev/null too); returns malloc'd bytes
+ * (NUL-terminated) or NULL with errno set (EISDIR for a folder).
+ */
 char *host_read_file(const char *path, size_t *size);
 /* Writes a whole file; returns 0 or -1 with errno set. */
 int host_write_file(const char *path, const void *data, size_t size);

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SINGLE_NAME "benchmark"
 
@@ -45,12 +47,16 @@ struct bench {
     size_t msr_config_len;
 };
 
+struct input_file;
+
 struct compile {
     const char *outdir;
     struct bench_options cli;
     char **cli_bench_args; /* command-line options that apply to every benchmark */
     int n_cli_bench_args;
-    const char *suite_dir; /* base for relative -code paths */
+    const char *suite_dir; /* base for the relative paths of suite lines */
+    struct input_file *inputs; /* files read so far (read_input) */
+    size_t n_inputs;
     struct bench *benches;
     size_t n;
     int errors;
@@ -64,7 +70,9 @@ static void error_at(struct compile *c, const struct bench *b, const char *fmt, 
 {
     va_list ap;
     va_start(ap, fmt);
-    if (b && c->cli.suite_path)
+    if (b && c->cli.suite_path && strcmp(b->name, "defaults") == 0)
+        fprintf(stderr, "nanobench: defaults (%s): ", b->where);
+    else if (b && c->cli.suite_path)
         fprintf(stderr, "nanobench: benchmark '%s' (%s): ", b->name, b->where);
     else
         fprintf(stderr, "nanobench: ");
@@ -74,8 +82,22 @@ static void error_at(struct compile *c, const struct bench *b, const char *fmt, 
     c->errors++;
 }
 
-/* Options for one benchmark: command line first, then the suite line (which wins). */
-static bool parse_bench(struct compile *c, struct bench *b, int argc, char **argv)
+/* Host settings that only the command line may give (parse_command_line takes them out). */
+static bool has_command_line_only(const struct bench_options *o)
+{
+    return o->suite_path || o->image_path || o->results_dir || o->icount >= 0 || o->plan ||
+           o->plan_cpu;
+}
+
+#define COMMAND_LINE_ONLY \
+    "options -suite, -image, -results, -icount, -plan and -plan_cpu belong on the command line"
+
+/*
+ * Options for one benchmark: command line first, then the suite line (which
+ * wins). own_argc: the line's own words at the end of argv (the defaults
+ * before them were checked on their own line).
+ */
+static bool parse_bench(struct compile *c, struct bench *b, int argc, char **argv, int own_argc)
 {
     struct option_error err;
     bench_options_init(&b->o);
@@ -86,8 +108,12 @@ static bool parse_bench(struct compile *c, struct bench *b, int argc, char **arg
         error_at(c, b, "%s", err.message);
         return false;
     }
-    if (b->o.suite_path || b->o.image_path || b->o.results_dir || b->o.icount >= 0) {
-        error_at(c, b, "options -suite, -image, -results and -icount belong on the command line");
+    struct bench_options own;
+    bench_options_init(&own);
+    if (own_argc > 0 &&
+        bench_options_parse(&own, own_argc, argv + (argc - own_argc), SCOPE_HOST | SCOPE_TARGET,
+                            &err) == NB_OK && has_command_line_only(&own)) {
+        error_at(c, b, COMMAND_LINE_ONLY);
         return false;
     }
     if (b->o.qemu_icount >= 0) {
@@ -146,6 +172,8 @@ static void load_suite(struct compile *c)
             bench_options_init(&o);
             if (bench_options_parse(&o, e->argc, e->argv, SCOPE_HOST | SCOPE_TARGET, &err) != NB_OK)
                 error_at(c, b, "%s", err.message);
+            else if (has_command_line_only(&o))
+                error_at(c, b, COMMAND_LINE_ONLY);
             else if (o.finish_set)
                 c->finish = o.finish;
             continue;
@@ -157,10 +185,66 @@ static void load_suite(struct compile *c)
                 break;
             }
         }
-        b->ok = parse_bench(c, b, e->argc, e->argv);
+        b->ok = parse_bench(c, b, e->argc, e->argv, e->own_argc);
         c->n++;
     }
     /* The arena and text stay alive: option strings point into them. */
+}
+
+/* An input file read once for every benchmark that names it (or its error). */
+struct input_file {
+    char *path; /* as opened: relative to the current folder or absolute */
+    char *data; /* NULL: it could not be read (already reported) */
+    size_t len;
+};
+
+/*
+ * True when `text` is one of the command-line words (the option parser keeps
+ * argv's pointers): such a path is the shell's, relative to the current
+ * folder; a suite line's path is relative to the suite file.
+ */
+static bool from_command_line(const struct compile *c, const char *text)
+{
+    for (int i = 0; i < c->n_cli_bench_args; i++)
+        if (c->cli_bench_args[i] == text)
+            return true;
+    return false;
+}
+
+/*
+ * The contents of the file an option names, or NULL (b is then not ok). Each
+ * file is read and each failure reported once, however many benchmarks name
+ * it; a command-line file's error names no benchmark.
+ */
+static char *read_input(struct compile *c, struct bench *b, const char *option, const char *file,
+                        size_t *len)
+{
+    bool command_line = from_command_line(c, file);
+    char *path = command_line ? host_path_join(NULL, file) : host_path_join(c->suite_dir, file);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        if (strcmp(c->inputs[i].path, path) == 0) {
+            free(path);
+            *len = c->inputs[i].len;
+            b->ok &= c->inputs[i].data != NULL;
+            return c->inputs[i].data;
+        }
+    }
+    struct input_file in = { path, NULL, 0 };
+    in.data = host_read_file(path, &in.len);
+    if (!in.data) {
+        error_at(c, command_line ? NULL : b, "option %s: cannot read %s: %s", option, path,
+                 strerror(errno));
+        b->ok = false;
+    }
+    struct input_file *bigger = realloc(c->inputs, (c->n_inputs + 1) * sizeof(*c->inputs));
+    if (!bigger) {
+        perror("nanobench");
+        exit(2);
+    }
+    c->inputs = bigger;
+    c->inputs[c->n_inputs++] = in;
+    *len = in.len;
+    return in.data;
 }
 
 static void load_code_files(struct compile *c, struct bench *b)
@@ -168,35 +252,20 @@ static void load_code_files(struct compile *c, struct bench *b)
     for (int part = 0; part < PART_COUNT; part++) {
         if (!b->o.code_path[part])
             continue;
-        char *path = host_path_join(c->suite_dir, b->o.code_path[part]);
         size_t size;
-        char *data = host_read_file(path, &size);
-        if (!data) {
-            error_at(c, b, "option %s: cannot read %s: %s", code_part_code_option(part), path,
-                     strerror(errno));
-            b->ok = false;
-        } else {
+        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size);
+        if (data) {
             b->code[part] = (uint8_t *)data;
             b->code_len[part] = size;
             b->has_code[part] = true;
         }
-        free(path);
     }
 }
 
 static char *read_option_file(struct compile *c, struct bench *b, const char *option,
                               const char *file, size_t *len)
 {
-    if (!file)
-        return NULL;
-    char *path = host_path_join(c->suite_dir, file);
-    char *data = host_read_file(path, len);
-    if (!data) {
-        error_at(c, b, "option %s: cannot read %s: %s", option, path, strerror(errno));
-        b->ok = false;
-    }
-    free(path);
-    return data;
+    return file ? read_input(c, b, option, file, len) : NULL;
 }
 
 static void load_config_files(struct compile *c, struct bench *b)
@@ -400,6 +469,30 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         c->finish = c->cli.finish;
 }
 
+/* -image names a file to write: its folder must exist, and it must not be a folder itself. */
+static void check_image_path(const char *image)
+{
+    struct stat st;
+    if (stat(image, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nanobench: -image %s: is a folder; give the name of the image file\n",
+                image);
+        exit(2);
+    }
+    char *dir = host_dirname(image);
+    bool found = stat(dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nanobench: -image %s: %s %s\n", image, dir,
+                found ? "is not a folder" : "does not exist");
+        exit(2);
+    }
+    if (access(dir, W_OK) != 0) {
+        fprintf(stderr, "nanobench: -image %s: cannot write in folder %s: %s\n", image, dir,
+                strerror(errno));
+        exit(2);
+    }
+    free(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
@@ -408,9 +501,14 @@ int main(int argc, char **argv)
     }
     struct compile c = { .outdir = argv[1], .finish = NB_FINISH_SHUTDOWN };
     parse_command_line(&c, argc - 2, argv + 2);
+    if (c.cli.image_path)
+        check_image_path(c.cli.image_path);
 
     if (c.cli.suite_path) {
-        c.suite_dir = host_dirname(c.cli.suite_path);
+        /* A suite from a pipe (-suite <(...)) has no folder of its own: then the current one. */
+        struct stat st;
+        bool regular = stat(c.cli.suite_path, &st) == 0 && S_ISREG(st.st_mode);
+        c.suite_dir = regular ? host_dirname(c.cli.suite_path) : "";
         load_suite(&c);
         if (c.n == 0 && c.errors == 0) {
             fprintf(stderr, "nanobench: suite %s has no benchmarks\n", c.cli.suite_path);
@@ -420,7 +518,7 @@ int main(int argc, char **argv)
         c.suite_dir = ".";
         c.benches = calloc(1, sizeof(*c.benches));
         c.benches[0].name = SINGLE_NAME;
-        c.benches[0].ok = parse_bench(&c, &c.benches[0], 0, NULL);
+        c.benches[0].ok = parse_bench(&c, &c.benches[0], 0, NULL, 0);
         c.n = 1;
     }
     for (size_t i = 0; i < c.n; i++) {

@@ -54,7 +54,9 @@ function flush_block(   i, l) {
         }
         if (l ~ /^\[[A-Za-z0-9_.-]+\]$/) { if (mode == "suite") out(l); continue }
         if (l ~ /^(pmu|processor|power|smi|frequency): /) { err(l); continue }
-        if (l ~ /^error: /) { errors++; err(l); if (mode == "suite") out(l); continue }
+        # Once: a suite's errors belong under their [name] on stdout; a
+        # single benchmark's stdout is its values only.
+        if (l ~ /^error: /) { errors++; if (mode == "suite") out(l); else err(l); continue }
         if (l ~ /^warning: /) { err(l); continue }
         out(l)
     }

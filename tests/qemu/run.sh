@@ -148,6 +148,8 @@ test_cli_errors() {
     expect_cli_error negative "nanobench: option -loop_count: -1 is out of range" -asm nop -loop_count -1 &&
     expect_cli_error not_a_number "nanobench: option -n_measurements: 'ten' is not a whole number" \
         -asm nop -n_measurements ten &&
+    expect_cli_error too_many_digits "nanobench: option -n_measurements: 99999999999999999999999 is out of range (1..1000000)" \
+        -asm nop -n_measurements 99999999999999999999999 &&
     expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
@@ -156,6 +158,71 @@ test_cli_errors() {
     expect_cli_error nop_ext "nanobench: -asm: '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
     expect_cli_error missing_code "nanobench: option -code: cannot read $TMP/none.bin: No such file or directory" \
         -code "$TMP/none.bin"
+}
+
+# A suite may come from a pipe or /dev/null (read to EOF, not by its size;
+# its relative paths are then the current folder's); only a folder is "Is a
+# directory".
+test_cli_suite_input_files() {
+    expect_cli_error suite_pipe "nanobench: benchmark 'typo' (/dev/fd/" \
+        -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
+    expect_cli_error suite_pipe_line ":1): unknown option -unrol_count" \
+        -suite <(printf 'typo: -asm "nop" -unrol_count 5\n') &&
+    expect_cli_error suite_dev_null "nanobench: suite /dev/null has no benchmarks" -suite /dev/null &&
+    expect_cli_error suite_pipe_paths "): option -code: cannot read none.bin: No such file" \
+        -suite <(printf 'a: -code none.bin\n') &&
+    expect_cli_error suite_folder "nanobench: cannot read suite file $TMP: Is a directory" -suite "$TMP"
+}
+
+# -image: the count in the message agrees with its noun; a bad place for the
+# image is an error before anything is built.
+test_cli_image_messages() {
+    local err
+    # A folder or a missing folder: an error before anything is built.
+    mkdir -p "$TMP/imgdir"
+    expect_cli_error image_folder "nanobench: -image $TMP/imgdir: is a folder; give the name of the image file" \
+        -asm "NOP" -image "$TMP/imgdir" || return 1
+    expect_eq "folder left alone" "" "$(ls -A "$TMP/imgdir")" || return 1
+    expect_cli_error image_no_folder "nanobench: -image $TMP/nowhere/x.img: $TMP/nowhere does not exist" \
+        -asm "NOP" -image "$TMP/nowhere/x.img" || return 1
+    [[ ! -e $TMP/nowhere ]] || { echo "created $TMP/nowhere"; return 1; }
+    echo x >"$TMP/plainfile"
+    expect_cli_error image_file_as_folder "nanobench: -image $TMP/plainfile/x.img: $TMP/plainfile is not a folder" \
+        -asm "NOP" -image "$TMP/plainfile/x.img" || return 1
+    err=$($NB -asm "NOP" -image "$TMP/one.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
+    grep -qF "nanobench: wrote $TMP/one.img (1 benchmark); write it to a USB stick with" <<<"$err" ||
+        { echo "message: $err"; return 1; }
+    printf 'a: -asm "nop"\nb: -asm "nop"\n' >"$TMP/two-img.suite"
+    err=$($NB -suite "$TMP/two-img.suite" -image "$TMP/two.img" 2>&1 >/dev/null) || { echo "$err"; return 1; }
+    grep -qF "nanobench: wrote $TMP/two.img (2 benchmarks); write it" <<<"$err" || { echo "message: $err"; return 1; }
+}
+
+# Paths on the command line are the shell's: relative to the current folder
+# (a suite's own -code/-config paths are relative to the suite file), and a
+# file that cannot be read is reported once, not once per benchmark.
+test_cli_paths_resolve_against_cwd() {
+    mkdir -p "$TMP/cwd/sub"
+    printf 'a: -asm "nop"\nb: -asm "nop"\nc: -asm "nop" -config local.cfg\n' >"$TMP/cwd/sub/s.suite"
+    printf 'C0.00 INST\n' >"$TMP/cwd/here.cfg"
+    printf 'C0.00 INST\n' >"$TMP/cwd/sub/local.cfg"
+    printf '\x90' >"$TMP/cwd/nop.bin"
+    local err rc
+    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config here.cfg -msr_config here.cfg \
+        -code_init nop.bin -image "$TMP/cwd.img" 2>&1)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || { echo "$err"; return 1; }
+    local listing
+    listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/cwd.img@@1M" ::/nanobench) || return 1
+    for f in configs/a.cfg configs/a.msr configs/c.cfg code/b-init.bin; do
+        grep -qxF "::/nanobench/$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
+    done
+    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config none.cfg -code_init none.bin \
+        -results "$TMP/never" 2>&1)
+    rc=$?
+    expect_eq "missing: exit status" 2 "$rc" || return 1
+    expect_eq "missing: messages" "nanobench: option -code_init: cannot read none.bin: No such file or directory
+nanobench: option -config: cannot read none.cfg: No such file or directory
+nanobench: 2 errors; nothing was run" "$err"
 }
 
 # -h/-help print the usage and every option (from the README's tables);
@@ -195,6 +262,28 @@ SUITE
 nanobench: benchmark 'good' ($TMP/bad.suite:6): duplicate benchmark name (first defined at $TMP/bad.suite:1)
 nanobench: benchmark 'asm_error' ($TMP/bad.suite:4): -asm statement 1 'mov rax, [rbx': error: expecting ] at end of memory operand
 nanobench: 3 errors; nothing was run" "$err"
+}
+
+# Options of the command line alone, on a suite line, are an error naming the
+# line (a defaults line once, not once per benchmark after it).
+test_suite_cli_only_options() {
+    cat > "$TMP/cli-only.suite" <<'SUITE'
+plan: -asm "nop" -plan
+cpu: -asm "nop" -plan_cpu intel:6:0x55:2
+image: -asm "nop" -image x.img
+defaults: -icount 4
+after: -asm "nop"
+later: -asm "nop"
+SUITE
+    local err rc m="options -suite, -image, -results, -icount, -plan and -plan_cpu belong on the command line"
+    err=$($NB -suite "$TMP/cli-only.suite" -results "$TMP/never" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "exit status" 2 "$rc" || return 1
+    expect_eq "messages" "nanobench: benchmark 'plan' ($TMP/cli-only.suite:1): $m
+nanobench: benchmark 'cpu' ($TMP/cli-only.suite:2): $m
+nanobench: benchmark 'image' ($TMP/cli-only.suite:3): $m
+nanobench: defaults ($TMP/cli-only.suite:4): $m
+nanobench: 4 errors; nothing was run" "$err"
 }
 
 # Errors only the image can see (a hand-edited suite.nb): each benchmark gets
@@ -320,7 +409,9 @@ four_mib: -asm "mov [r14 + 0x1FFFF8], rax; mov [r14 - 0x200000], rax" -r14_size 
 after: -asm "ADD RAX, RBX"
 SUITE
     local out
-    out=$($NB -suite "$TMP/areas.suite" -icount 4 -results "$TMP/areas" 2>/dev/null)
+    out=$($NB -suite "$TMP/areas.suite" -icount 4 -results "$TMP/areas" 2>"$TMP/areas.err")
+    # Each error is printed once: in a suite, under its benchmark on stdout.
+    ! grep -q 'error:' "$TMP/areas.err" || { echo "error lines also on stderr:"; cat "$TMP/areas.err"; return 1; }
     expect_eq "results" "[too_big]
 error: suite line 1: option -r14_size: the firmware has no free block of 1073741824 contiguous bytes
 [four_mib]
@@ -376,9 +467,12 @@ warning: configs/benchmark.msr line 5: 'msr_0x10' needs a name (event skipped)" 
 test_magic_bytes_need_no_mem() {
     local err rc
     err=$($NB -asm "nop; dq 0xF0B513B1C2813F04; nop; dq 0xE0B513B1C2813F04" -icount 4 \
-        -results "$TMP/magic" 2>&1 >/dev/null)
+        -results "$TMP/magic" 2>&1 >"$TMP/magic.out")
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
+    # One benchmark: stdout is its results only, the error is on stderr (once).
+    expect_eq "stdout" "" "$(cat "$TMP/magic.out")" || return 1
+    expect_eq "error lines" 1 "$(grep -c '^error: ' <<<"$err")" || return 1
     grep -qxF "error: the code contains nanoBench's pause/resume magic bytes (0xF0B513B1C2813F04 / 0xE0B513B1C2813F04), which need -no_mem; the code was not run" <<<"$err" ||
         { echo "missing error line in: $err"; return 1; }
 }
@@ -700,8 +794,12 @@ run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
+run_test cli_suite_input_files test_cli_suite_input_files
+run_test cli_image_messages test_cli_image_messages
+run_test cli_paths_resolve_against_cwd test_cli_paths_resolve_against_cwd
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
+run_test suite_cli_only_options test_suite_cli_only_options
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid

@@ -222,6 +222,17 @@ NB_TEST(options_out_of_range)
     REJECTS(TARGET, "option -alignment_offset: 5000 is out of range (0..4095)",
             "-alignment_offset", "5000");
     REJECTS(HOST, "option -icount: 11 is out of range (0..10)", "-icount", "11");
+    /* Too many digits for 64 bits is still a number, only far out of range. */
+    REJECTS(TARGET, "option -n_measurements: 99999999999999999999999 is out of range (1..1000000)",
+            "-n_measurements", "99999999999999999999999");
+    REJECTS(TARGET, "option -loop_count: -99999999999999999999999 is out of range (0..2147483647)",
+            "-loop_count", "-99999999999999999999999");
+    REJECTS(TARGET, "option -unroll_count: 0x10000000000000000 is out of range (1..2147483647)",
+            "-unroll_count", "0x10000000000000000");
+    REJECTS(TARGET, "option -unroll_count: '99999999999999999999999x' is not a whole number",
+            "-unroll_count", "99999999999999999999999x");
+    REJECTS(TARGET, "option -unroll_count: '0x' is not a whole number", "-unroll_count", "0x");
+    REJECTS(TARGET, "option -unroll_count: '-' is not a whole number", "-unroll_count", "-");
 
     /* The bounds themselves are accepted. */
     struct bench_options o;

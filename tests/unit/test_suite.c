@@ -100,6 +100,47 @@ NB_TEST(suite_quotes_and_escapes)
     CHECK_EQ_STR(words(&s.entries[3]), "abc de||x\\y");
 }
 
+/* Single quotes as in a shell: everything up to the next ' is literal. */
+NB_TEST(suite_single_quotes_are_literal)
+{
+    struct suite s;
+    REQUIRE(parse("a: -expect 'a \"b\"' x\n"
+                  "b: 'no \\ escape # or comment' \"it's\"\n"
+                  "c: ab'c d'\"e f\"g '' 'x'\n"
+                  "d: -asm 'nop' # a comment\n",
+                  &s) == NB_OK);
+    REQUIRE(s.count == 4);
+    CHECK_EQ_STR(words(&s.entries[0]), "-expect|a \"b\"|x");
+    CHECK_EQ_STR(words(&s.entries[1]), "no \\ escape # or comment|it's");
+    CHECK_EQ_INT(s.entries[2].argc, 3);
+    CHECK_EQ_STR(words(&s.entries[2]), "abc de fg||x");
+    CHECK_EQ_STR(words(&s.entries[3]), "-asm|nop");
+    for (size_t i = 0; i < s.count; i++)
+        CHECK(s.entries[i].error == NULL);
+    REQUIRE(parse("bad: -asm 'nop\n", &s) == NB_OK);
+    REQUIRE(s.count == 1);
+    CHECK_EQ_STR(s.entries[0].error, "unterminated single quote");
+}
+
+/* Editors on Windows start a UTF-8 file with a byte order mark. */
+NB_TEST(suite_utf8_bom_is_skipped)
+{
+    struct suite s;
+    REQUIRE(parse("\xEF\xBB\xBF" "add: -x 1\nsub: -y\n", &s) == NB_OK);
+    REQUIRE(s.count == 2);
+    CHECK_EQ_STR(s.entries[0].name, "add");
+    CHECK(s.entries[0].error == NULL);
+    CHECK_EQ_INT(s.entries[0].line, 1);
+    CHECK_EQ_STR(words(&s.entries[0]), "-x|1");
+    REQUIRE(parse("\xEF\xBB\xBF" "# comment first\nadd: -x\n", &s) == NB_OK);
+    REQUIRE(s.count == 1);
+    CHECK_EQ_INT(s.entries[0].line, 2);
+    /* Only at the very start: elsewhere the bytes are part of the text. */
+    REQUIRE(parse("a: -x\n\xEF\xBB\xBF" "b: -y\n", &s) == NB_OK);
+    REQUIRE(s.count == 2);
+    CHECK(s.entries[1].error != NULL);
+}
+
 NB_TEST(suite_continuation_lines)
 {
     struct suite s;
