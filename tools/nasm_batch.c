@@ -44,18 +44,22 @@ static void print_location(const struct asm_job *j)
         fprintf(stderr, "nanobench: ");
 }
 
-/* Builds the nasm source for jobs[first..last); returns 0 or -1 after printing errors. */
-static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len)
+/* Builds the nasm source for jobs[first..last); returns 0 or -1 (errors printed if report_errors). */
+static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len,
+                        bool report_errors)
 {
     int failed = 0;
     append_str(src, len, "bits 64\ndefault rel\n");
     for (size_t i = first; i < last; i++) {
-        char err[200];
+        char err[600], scope[32];
         append_str(src, len, "__nb_start_%zu:\n%%line 0+1 nb%zu.%d\n", i, i, (int)jobs[i].part);
-        if (asm_translate(jobs[i].text, src, len, err, sizeof(err)) != 0) {
-            print_location(&jobs[i]);
-            fprintf(stderr, "%s: %s\n", code_part_asm_option(jobs[i].part), err);
+        snprintf(scope, sizeof(scope), "p%zu", i);
+        if (asm_translate(jobs[i].text, scope, src, len, err, sizeof(err)) != 0) {
             failed = -1;
+            if (report_errors) {
+                print_location(&jobs[i]);
+                fprintf(stderr, "%s %s\n", code_part_asm_option(jobs[i].part), err);
+            }
         }
         append_str(src, len, "%%line 0+1 nb-internal\n__nb_end_%zu:\n", i);
     }
@@ -116,7 +120,7 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
 {
     char *src = NULL;
     size_t len = 0;
-    if (build_source(jobs, first, last, &src, &len) != 0) {
+    if (build_source(jobs, first, last, &src, &len, report_errors) != 0) {
         free(src);
         return -1;
     }

@@ -153,9 +153,23 @@ test_cli_errors() {
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
         -asm "add rax, rbx; addx rax, rbx" &&
-    expect_cli_error nop_ext "nanobench: -asm: '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
+    expect_cli_error nop_ext "nanobench: -asm statement 1 '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
     expect_cli_error missing_code "nanobench: option -code: cannot read $TMP/none.bin: No such file or directory" \
         -code "$TMP/none.bin"
+}
+
+# nanoBench's assembler text as users paste it (tests/unit/test_asm_translate.c
+# checks the bytes): what cannot be accepted names the statement and says what
+# to write instead; statement numbers survive statements that became several
+# nasm lines.
+test_cli_asm_input() {
+    expect_cli_error section "nanobench: -asm statement 2 'section .data': the harness places the code, so section, segment, absolute and org cannot be used; put data inline (db/dq or .byte/.quad, jumped over) or store it through R14 in -asm_init" \
+        -asm "nop; section .data" &&
+    expect_cli_error p2align "nanobench: -asm_init statement 1 '.p2align 4': gas's .p2align is not nasm: write nasm's align N (N in bytes: .p2align 4 is align 16)" \
+        -asm_init ".p2align 4" -asm nop &&
+    expect_cli_error numbering "nanobench: -asm statement 3 'addx rax, rbx': error: parser: instruction expected" \
+        -asm "lea rax, [rip+4]; 3*|nop; nop| # six NOPs; addx is in the comment
+addx rax, rbx"
 }
 
 # -h/-help print the usage and every option (from the README's tables);
@@ -685,6 +699,7 @@ run_test csv_and_txt_match_serial test_csv_matches_serial
 run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
+run_test cli_asm_input test_cli_asm_input
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
