@@ -2,7 +2,8 @@
  * asm_translate.c — nanoBench assembler text to nasm (see asm_translate.h).
  *
  * Two passes over the statements (asm_statements.h): collect what the part
- * defines (labels, gas local labels), then write one nasm line per statement.
+ * defines (labels, gas local labels, macros), then write one nasm line per
+ * statement.
  */
 #include "asm_translate.h"
 #include "x86_emit.h"
@@ -79,6 +80,12 @@ struct local_def { /* a gas local label "N:" */
     size_t at; /* index in stmts */
 };
 
+struct pp_name { /* a single-line macro name, or a multi-line macro with its parameter spec */
+    const char *name, *spec;
+    size_t n, spec_n;
+    bool macro, icase;
+};
+
 struct xlate {
     const char *text, *scope;
     char **out;
@@ -91,6 +98,8 @@ struct xlate {
     size_t n_labels, cap_labels;
     struct local_def *locals;
     size_t n_locals, cap_locals;
+    struct pp_name *pp;
+    size_t n_pp, cap_pp;
     unsigned next_line; /* the number nasm gives the next output line */
     unsigned rip_ids;   /* RIP-end labels so far */
     char *line;         /* the nasm line being written */
@@ -129,7 +138,7 @@ static bool all_digits(const char *s, size_t n)
     return n > 0;
 }
 
-/* User labels (not nasm's .local or ..@ names, not gas local labels). */
+/* User labels, renamed into the part's scope (not nasm's .local or ..@ names, not gas local labels). */
 static bool renamed_label(const char *s, size_t n)
 {
     return n > 0 && s[0] != '.' && !all_digits(s, n);
@@ -152,6 +161,12 @@ static const struct label *find_label(const struct xlate *x, const char *s, size
     return NULL;
 }
 
+static const char *const DEFINE_DIRECTIVES[] = {
+    "define", "xdefine", "idefine", "ixdefine", "assign",  "iassign",  "defstr",
+    "idefstr", "deftok", "ideftok", "defalias", "idefalias",
+};
+static const char *const MACRO_DIRECTIVES[] = { "macro", "imacro", "rmacro", "irmacro" };
+
 static bool in_list(const char *s, size_t n, const char *const *list, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -160,11 +175,36 @@ static bool in_list(const char *s, size_t n, const char *const *list, size_t cou
     return false;
 }
 
+/* A %define-style or %macro directive at s: remember its name to undo it after the part. */
+static void note_pp_name(struct xlate *x, const char *s, size_t n)
+{
+    size_t w = word_len(s + 1, n - 1);
+    bool define = in_list(s + 1, w, DEFINE_DIRECTIVES, ARRAY_SIZE(DEFINE_DIRECTIVES));
+    bool macro = in_list(s + 1, w, MACRO_DIRECTIVES, ARRAY_SIZE(MACRO_DIRECTIVES));
+    if (!define && !macro)
+        return;
+    size_t a = skip_blanks(s, n, 1 + w), name_n = word_len(s + a, n - a);
+    if (!name_n)
+        return; /* %$context names and the like end with their context */
+    struct pp_name p = { s + a, NULL, name_n, 0, macro, tolower((unsigned char)s[1]) == 'i' };
+    if (macro) {
+        size_t b = skip_blanks(s, n, a + name_n), e = b;
+        while (e < n && !asm_is_blank(s[e]))
+            e++;
+        if (e - b > 7 && strncasecmp(s + e - 7, ".nolist", 7) == 0)
+            e -= 7; /* %unmacro takes the parameter counts only */
+        p.spec = s + b;
+        p.spec_n = e - b;
+    }
+    x->pp = grow(x->pp, &x->cap_pp, x->n_pp + 1, sizeof(*x->pp));
+    x->pp[x->n_pp++] = p;
+}
+
 static const char *const PLACEMENT_DIRECTIVES[] = {
     "section", "segment", "absolute", "org", ".section", ".text", ".data", ".bss", ".rodata",
 };
 
-/* Pass 1: the labels stmts[i] defines; refuses section directives. */
+/* Pass 1: the definitions in stmts[i]; refuses section directives. */
 static int scan_statement(struct xlate *x, size_t i)
 {
     const char *s = x->stmts[i].s;
@@ -181,6 +221,8 @@ static int scan_statement(struct xlate *x, size_t i)
             add_label(x, s, w, false);
     }
     size_t r = skip_blanks(s, n, after);
+    if (r < n && s[r] == '%')
+        note_pp_name(x, s + r, n - r);
     if (r < n && s[r] == '[')
         r = skip_blanks(s, n, r + 1);
     if (in_list(s + r, word_len(s + r, n - r), PLACEMENT_DIRECTIVES,
@@ -209,6 +251,13 @@ static void putf(struct xlate *x, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     put(x, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* A user label of this part: __nb_SCOPE_name (nothing the user writes starts so). */
+static void put_label(struct xlate *x, const char *s, size_t n)
+{
+    putf(x, "__nb_%s_", x->scope);
+    put(x, s, n);
 }
 
 /* The gas local label definition number d: __nb_SCOPE_N_d (user names cannot start with a digit). */
@@ -388,7 +437,13 @@ static int rewrite(struct xlate *x, size_t at, const char *s, size_t n, bool gas
             } else if ((size = size_ptr(t, n - p, w, &used)) != NULL) {
                 put(x, size, strlen(size));
             } else {
-                put(x, t, w);
+                size_t base = 0;
+                while (base < w && t[base] != '.')
+                    base++;
+                if (renamed_label(t, base) && find_label(x, t, base))
+                    put_label(x, t, w);
+                else
+                    put(x, t, w);
             }
             p += used;
         } else {
@@ -459,6 +514,8 @@ static int translate_statement(struct xlate *x, size_t i)
             for (size_t d = 0; d < x->n_locals; d++)
                 if (x->locals[d].at == i)
                     put_local(x, d);
+        } else if (renamed_label(s, w)) {
+            put_label(x, s, w);
         } else {
             put(x, s, w);
         }
@@ -496,6 +553,23 @@ static void emit_line(struct xlate *x, unsigned k, const char *s, size_t n)
     x->next_line = k + 1;
 }
 
+/* Undoes the part's %define-style names and %macros, so the next part starts clean. */
+static void emit_undo(struct xlate *x)
+{
+    for (size_t i = 0; i < x->n_pp; i++) {
+        const struct pp_name *p = &x->pp[i];
+        char line[300];
+        int n;
+        if (p->macro)
+            n = snprintf(line, sizeof(line), "%%un%smacro %.*s %.*s\n", p->icase ? "i" : "",
+                         (int)p->n, p->name, (int)p->spec_n, p->spec);
+        else
+            n = snprintf(line, sizeof(line), "%%undef %.*s\n", (int)p->n, p->name);
+        if (n > 0 && (size_t)n < sizeof(line))
+            append(x->out, x->len, line, (size_t)n);
+    }
+}
+
 int asm_translate(const char *text, const char *scope, char **out, size_t *len, char *err,
                   size_t err_cap)
 {
@@ -515,9 +589,12 @@ int asm_translate(const char *text, const char *scope, char **out, size_t *len, 
             emit_line(&x, x.stmts[i].k, end_label, (size_t)n);
         }
     }
+    if (rc == 0)
+        emit_undo(&x);
     free(x.stmts);
     free(x.labels);
     free(x.locals);
+    free(x.pp);
     free(x.line);
     return rc;
 }

@@ -20,6 +20,10 @@
  * Section directives are refused (the harness places the code), and so are
  * gas directives nasm spells differently, with the nasm spelling to use.
  *
+ * One suite is assembled in one nasm run, so a part's names must stay its
+ * own: labels and `equ` names are renamed with the part's `scope`, and the
+ * `%define`-style names and `%macro`s a part defines are undone at its end.
+ *
  * Statement k of a snippet is line k for nasm: the caller puts
  * `%line 0+1 NAME` before the translation, and a statement that became
  * several lines is followed by a `%line` for the next one, so nasm's
@@ -35,7 +39,7 @@
 /*
  * Appends the translation of `text` to the malloc'd buffer *out (length
  * *len, grown as needed). `scope` (letters and digits, unique per part in
- * one nasm source) goes into every label name it makes. Returns 0, or -1 with
+ * one nasm source) goes into every label name. Returns 0, or -1 with
  * "statement K 'TEXT': why, and what to write instead" in err.
  */
 int asm_translate(const char *text, const char *scope, char **out, size_t *len, char *err,

@@ -161,7 +161,8 @@ test_cli_errors() {
 # nanoBench's assembler text as users paste it (tests/unit/test_asm_translate.c
 # checks the bytes): what cannot be accepted names the statement and says what
 # to write instead; statement numbers survive statements that became several
-# nasm lines.
+# nasm lines; messages show the user's label names. One suite, one nasm run:
+# the same label in two benchmarks, and in -asm_init and -asm of one, is fine.
 test_cli_asm_input() {
     expect_cli_error section "nanobench: -asm statement 2 'section .data': the harness places the code, so section, segment, absolute and org cannot be used; put data inline (db/dq or .byte/.quad, jumped over) or store it through R14 in -asm_init" \
         -asm "nop; section .data" &&
@@ -169,7 +170,19 @@ test_cli_asm_input() {
         -asm_init ".p2align 4" -asm nop &&
     expect_cli_error numbering "nanobench: -asm statement 3 'addx rax, rbx': error: parser: instruction expected" \
         -asm "lea rax, [rip+4]; 3*|nop; nop| # six NOPs; addx is in the comment
-addx rax, rbx"
+addx rax, rbx" &&
+    expect_cli_error label_names "nanobench: -asm statement 2 'l: nop': error: label \`l' inconsistently redefined" \
+        -asm "l: nop; l: nop" || return 1
+    cat > "$TMP/labels.suite" <<'SUITE'
+one: -asm_init "l: nop" -asm "l: jmp l"
+two: -asm "l: jmp l; %define RBX RCX"
+SUITE
+    local err rc
+    err=$($NB -suite "$TMP/labels.suite" -image "$TMP/labels.img" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "labels.suite exit status" 0 "$rc" || { echo "$err"; return 1; }
+    expect_eq "labels.suite first line" "nanobench: wrote $TMP/labels.img (2 benchmarks); write it to a USB stick with" \
+        "$(head -1 <<<"$err")"
 }
 
 # -h/-help print the usage and every option (from the README's tables);

@@ -1,11 +1,14 @@
 /*
  * test_asm_translate.c — nanoBench's assembler text as users paste it
  * (tools/asm_translate.h), checked byte for byte: the translation assembled
- * with nasm against plain nasm source of the same code.
+ * with nasm against plain nasm source of the same code; and the suite's one
+ * nasm run (tools/nasm_batch.h), where one benchmark's macros, labels and
+ * modes must not reach another.
  */
 #define _GNU_SOURCE
 #include "asm_translate.h"
 #include "host_nasm.h"
+#include "nasm_batch.h"
 #include "nb_test.h"
 
 #include <stdio.h>
@@ -205,4 +208,92 @@ NB_TEST(asm_section_directives_are_refused)
         CHECK(CONTAINS(err, "db"));
     }
     CHECK(CONTAINS(translate_error("nop; section .data"), "statement 2 'section .data'"));
+}
+
+/* ---- 7. one nasm run, benchmarks that cannot see each other ---- */
+
+struct batch {
+    char dir[32];
+    struct asm_job jobs[8];
+    size_t n;
+};
+
+static void job(struct batch *b, size_t bench, enum code_part part, const char *text)
+{
+    b->jobs[b->n++] = (struct asm_job){ bench, "b", NULL, part, text, NULL, 0 };
+}
+
+/*
+ * Assembles the jobs; fails unless the one nasm run of the whole suite
+ * succeeded (a fallback run per benchmark would leave a source without
+ * benchmark 0 in the work folder).
+ */
+static int assemble(struct batch *b)
+{
+    strcpy(b->dir, "/tmp/nb_batch.XXXXXX");
+    if (!mkdtemp(b->dir))
+        return -1;
+    int failed = nasm_assemble(b->jobs, b->n, b->dir);
+    char path[64], first[32], last[32];
+    snprintf(path, sizeof(path), "%s/suite.asm", b->dir);
+    snprintf(first, sizeof(first), "__nb_start_0:");
+    snprintf(last, sizeof(last), "__nb_start_%zu:", b->n - 1);
+    FILE *f = fopen(path, "r");
+    char *src = calloc(1, 1 << 16);
+    if (f) {
+        size_t got = fread(src, 1, (1 << 16) - 1, f);
+        src[got] = '\0';
+        fclose(f);
+    }
+    if (!CHECK(strstr(src, first) && strstr(src, last)))
+        nb_test_note("not assembled in one nasm run:\n%s", src);
+    free(src);
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", b->dir);
+    if (system(cmd) != 0)
+        return -1;
+    return failed;
+}
+
+static void check_job(const struct asm_job *j, const uint8_t *want, size_t want_len)
+{
+    if (!(CHECK(j->bytes != NULL) && CHECK_EQ_INT(j->len, want_len) &&
+          CHECK_EQ_BYTES(j->bytes, want, want_len)))
+        nb_test_note("job text: %s", j->text);
+}
+
+NB_TEST(asm_batch_macros_do_not_leak_into_the_next_benchmark)
+{
+    struct batch b = { .n = 0 };
+    job(&b, 0, PART_MAIN, "%define RBX RCX; ADD RAX, RBX");
+    job(&b, 1, PART_MAIN, "ADD RAX, RBX");
+    job(&b, 2, PART_MAIN, "%macro nop 0; int3; %endmacro; nop; %assign X 1; %idefine Y 2");
+    job(&b, 3, PART_MAIN, "nop; %ifdef X; int3; %endif; %ifdef y; int3; %endif");
+    job(&b, 4, PART_MAIN, "bits 16; add eax, ebx");
+    job(&b, 5, PART_MAIN, "add eax, ebx");
+    REQUIRE(assemble(&b) == 0);
+    static const uint8_t add_rcx[] = { 0x48, 0x01, 0xc8 }, add_rbx[] = { 0x48, 0x01, 0xd8 };
+    static const uint8_t int3[] = { 0xcc }, nop[] = { 0x90 };
+    static const uint8_t add16[] = { 0x66, 0x01, 0xd8 }, add32[] = { 0x01, 0xd8 };
+    check_job(&b.jobs[0], add_rcx, sizeof(add_rcx));
+    check_job(&b.jobs[1], add_rbx, sizeof(add_rbx));
+    check_job(&b.jobs[2], int3, sizeof(int3));
+    check_job(&b.jobs[3], nop, sizeof(nop));
+    check_job(&b.jobs[4], add16, sizeof(add16));
+    check_job(&b.jobs[5], add32, sizeof(add32));
+}
+
+NB_TEST(asm_batch_labels_belong_to_their_part)
+{
+    struct batch b = { .n = 0 };
+    job(&b, 0, PART_INIT, "l: nop; jmp l");
+    job(&b, 0, PART_MAIN, "l: jmp l; N equ 3; mov eax, N");
+    job(&b, 1, PART_MAIN, "jmp l; l: nop; 1: jmp 1b; N equ 4; mov eax, N");
+    REQUIRE(assemble(&b) == 0);
+    static const uint8_t init[] = { 0x90, 0xeb, 0xfd };
+    static const uint8_t main0[] = { 0xeb, 0xfe, 0xb8, 0x03, 0x00, 0x00, 0x00 };
+    static const uint8_t main1[] = { 0xeb, 0x00, 0x90, 0xeb, 0xfe, 0xb8, 0x04, 0x00, 0x00, 0x00 };
+    check_job(&b.jobs[0], init, sizeof(init));
+    check_job(&b.jobs[1], main0, sizeof(main0));
+    check_job(&b.jobs[2], main1, sizeof(main1));
 }
