@@ -44,18 +44,23 @@ static void print_location(const struct asm_job *j)
         fprintf(stderr, "nanobench: ");
 }
 
-/* Builds the nasm source for jobs[first..last); returns 0 or -1 after printing errors. */
-static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len)
+/* Builds the nasm source for jobs[first..last); returns 0 or -1 (errors printed if report_errors). */
+static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len,
+                        bool report_errors)
 {
     int failed = 0;
-    append_str(src, len, "bits 64\ndefault rel\n");
     for (size_t i = first; i < last; i++) {
-        char err[200];
+        char err[600], scope[32];
+        /* Every part starts in the mode nanoBench assembles in, whatever the last one set. */
+        append_str(src, len, "bits 64\ndefault rel\n");
         append_str(src, len, "__nb_start_%zu:\n%%line 0+1 nb%zu.%d\n", i, i, (int)jobs[i].part);
-        if (asm_translate(jobs[i].text, src, len, err, sizeof(err)) != 0) {
-            print_location(&jobs[i]);
-            fprintf(stderr, "%s: %s\n", code_part_asm_option(jobs[i].part), err);
+        snprintf(scope, sizeof(scope), "p%zu", i);
+        if (asm_translate(jobs[i].text, scope, src, len, err, sizeof(err)) != 0) {
             failed = -1;
+            if (report_errors) {
+                print_location(&jobs[i]);
+                fprintf(stderr, "%s %s\n", code_part_asm_option(jobs[i].part), err);
+            }
         }
         append_str(src, len, "%%line 0+1 nb-internal\n__nb_end_%zu:\n", i);
     }
@@ -65,13 +70,36 @@ static int build_source(struct asm_job *jobs, size_t first, size_t last, char **
     return failed;
 }
 
+/* nasm's message line without the part prefix of renamed labels ("__nb_p3_loop" -> "loop"). */
+static size_t strip_part_prefixes(const char *line, size_t len, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 1 < cap;) {
+        size_t d = i + 6;
+        if (len - i > 6 && strncmp(line + i, "__nb_p", 6) == 0) {
+            while (d < len && line[d] >= '0' && line[d] <= '9')
+                d++;
+            if (d > i + 6 && d < len && line[d] == '_') {
+                i = d + 1;
+                continue;
+            }
+        }
+        buf[n++] = line[i++];
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 /* Rewrites "nbJ.P:LINE: error: text" as a message naming benchmark, option and statement. */
 static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *output)
 {
-    const char *line = output;
-    while (line && *line) {
-        const char *eol = strchr(line, '\n');
-        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    const char *next = output;
+    while (next && *next) {
+        const char *eol = strchr(next, '\n');
+        char line[1024];
+        size_t len = strip_part_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
+                                         sizeof(line));
+        next = eol ? eol + 1 : NULL;
         size_t job, lineno;
         int part, consumed = 0;
         if (sscanf(line, "nb%zu.%d:%zu: %n", &job, &part, &lineno, &consumed) == 3 && consumed &&
@@ -84,7 +112,6 @@ static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *
         } else if (len > 0) {
             fprintf(stderr, "nanobench: nasm: %.*s\n", (int)len, line);
         }
-        line = eol ? eol + 1 : NULL;
     }
 }
 
@@ -116,7 +143,7 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
 {
     char *src = NULL;
     size_t len = 0;
-    if (build_source(jobs, first, last, &src, &len) != 0) {
+    if (build_source(jobs, first, last, &src, &len, report_errors) != 0) {
         free(src);
         return -1;
     }

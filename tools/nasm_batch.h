@@ -7,10 +7,13 @@
  * snippet makes nasm name the benchmark B and part P in its messages, which
  * are rewritten to name the benchmark, the option and the statement.
  *
- * Snippets are assembled together, so two benchmarks defining the same global
- * label clash. Only when the combined run fails is each benchmark assembled
- * on its own, which both attributes every error precisely and resolves such
- * clashes.
+ * Snippets are assembled together, yet each part is assembled as if alone,
+ * as nanoBench assembles each of its -asm* options: the translation renames
+ * the part's labels into its own scope ("pJ") and undoes its %define-style
+ * names and %macros at its end, and every part starts with `bits 64` and
+ * `default rel`. Only when the combined run fails is each benchmark
+ * assembled on its own, to attribute every error precisely; nasm's messages
+ * show the user's label names, not the renamed ones.
  */
 #ifndef NASM_BATCH_H
 #define NASM_BATCH_H

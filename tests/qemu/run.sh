@@ -155,7 +155,7 @@ test_cli_errors() {
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
         -asm "add rax, rbx; addx rax, rbx" &&
-    expect_cli_error nop_ext "nanobench: -asm: '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
+    expect_cli_error nop_ext "nanobench: -asm statement 1 '|16': the NOP extension is |n with 1 <= n <= 15" -asm "|16" &&
     expect_cli_error missing_code "nanobench: option -code: cannot read $TMP/none.bin: No such file or directory" \
         -code "$TMP/none.bin"
 }
@@ -223,6 +223,33 @@ test_cli_paths_resolve_against_cwd() {
     expect_eq "missing: messages" "nanobench: option -code_init: cannot read none.bin: No such file or directory
 nanobench: option -config: cannot read none.cfg: No such file or directory
 nanobench: 2 errors; nothing was run" "$err"
+}
+
+# nanoBench's assembler text as users paste it (tests/unit/test_asm_translate.c
+# checks the bytes): what cannot be accepted names the statement and says what
+# to write instead; statement numbers survive statements that became several
+# nasm lines; messages show the user's label names. One suite, one nasm run:
+# the same label in two benchmarks, and in -asm_init and -asm of one, is fine.
+test_cli_asm_input() {
+    expect_cli_error section "nanobench: -asm statement 2 'section .data': the harness places the code, so section, segment, absolute and org cannot be used; put data inline (db/dq or .byte/.quad, jumped over) or store it through R14 in -asm_init" \
+        -asm "nop; section .data" &&
+    expect_cli_error p2align "nanobench: -asm_init statement 1 '.p2align 4': gas's .p2align is not nasm: write nasm's align N (N in bytes: .p2align 4 is align 16)" \
+        -asm_init ".p2align 4" -asm nop &&
+    expect_cli_error numbering "nanobench: -asm statement 3 'addx rax, rbx': error: parser: instruction expected" \
+        -asm "lea rax, [rip+4]; 3*|nop; nop| # six NOPs; addx is in the comment
+addx rax, rbx" &&
+    expect_cli_error label_names "nanobench: -asm statement 2 'l: nop': error: label \`l' inconsistently redefined" \
+        -asm "l: nop; l: nop" || return 1
+    cat > "$TMP/labels.suite" <<'SUITE'
+one: -asm_init "l: nop" -asm "l: jmp l"
+two: -asm "l: jmp l; %define RBX RCX"
+SUITE
+    local err rc
+    err=$($NB -suite "$TMP/labels.suite" -image "$TMP/labels.img" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "labels.suite exit status" 0 "$rc" || { echo "$err"; return 1; }
+    expect_eq "labels.suite first line" "nanobench: wrote $TMP/labels.img (2 benchmarks); write it to a USB stick with" \
+        "$(head -1 <<<"$err")"
 }
 
 # -h/-help print the usage and every option (from the README's tables);
@@ -797,6 +824,7 @@ run_test cli_errors_before_boot test_cli_errors
 run_test cli_suite_input_files test_cli_suite_input_files
 run_test cli_image_messages test_cli_image_messages
 run_test cli_paths_resolve_against_cwd test_cli_paths_resolve_against_cwd
+run_test cli_asm_input test_cli_asm_input
 run_test help_and_usage test_help_and_usage
 run_test suite_errors_name_the_line test_suite_errors_name_the_line
 run_test suite_cli_only_options test_suite_cli_only_options
