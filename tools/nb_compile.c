@@ -469,13 +469,19 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         c->finish = c->cli.finish;
 }
 
-/* -image names a file to write: its folder must exist, and it must not be a folder itself. */
+/* -image names a file to write: its folder must exist, and it must be a plain file or nothing yet. */
 static void check_image_path(const char *image)
 {
     struct stat st;
     if (stat(image, &st) == 0 && S_ISDIR(st.st_mode)) {
         fprintf(stderr, "nanobench: -image %s: is a folder; give the name of the image file\n",
                 image);
+        exit(2);
+    }
+    /* images/mkimage.sh moves the finished image into place: that would replace a device node. */
+    if (stat(image, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "nanobench: -image %s: not a regular file; write the image to a file, "
+                        "then dd it to the stick\n", image);
         exit(2);
     }
     char *dir = host_dirname(image);

@@ -186,6 +186,12 @@ test_cli_image_messages() {
     expect_cli_error image_no_folder "nanobench: -image $TMP/nowhere/x.img: $TMP/nowhere does not exist" \
         -asm "NOP" -image "$TMP/nowhere/x.img" || return 1
     [[ ! -e $TMP/nowhere ]] || { echo "created $TMP/nowhere"; return 1; }
+    # A device or FIFO is not replaced by the image (mv would put a plain file
+    # where /dev/sdX or /dev/null was).
+    mkfifo "$TMP/fifo"
+    expect_cli_error image_fifo "nanobench: -image $TMP/fifo: not a regular file; write the image to a file, then dd it to the stick" \
+        -asm "NOP" -image "$TMP/fifo" || return 1
+    [[ -p $TMP/fifo ]] || { echo "the FIFO was replaced"; return 1; }
     echo x >"$TMP/plainfile"
     expect_cli_error image_file_as_folder "nanobench: -image $TMP/plainfile/x.img: $TMP/plainfile is not a folder" \
         -asm "NOP" -image "$TMP/plainfile/x.img" || return 1
