@@ -706,13 +706,13 @@ test_hangs() {
     expect_cli_error timeout_zero "nanobench: option -timeout: 0 is out of range (1..86400)" -asm nop -timeout 0
 }
 
-# Without -icount QEMU boots two processors: the second is the NMI watchdog,
+# Two processors (QEMU_SMP=2) and no -icount: the second is the NMI watchdog,
 # which stops hangs, `cli; jmp $` included, while the code runs with
 # interrupts disabled. (RDTSC values are not exact without -icount: only
 # their presence is checked.)
 test_hangs_nmi() {
     local out rc
-    out=$($NB -suite tests/qemu/hang_nmi.suite -results "$TMP/hang_nmi" 2>/dev/null)
+    out=$(QEMU_SMP=2 $NB -suite tests/qemu/hang_nmi.suite -results "$TMP/hang_nmi" 2>/dev/null)
     rc=$?
     expect_eq "exit status" 1 "$rc" || return 1
     expect_eq "results" "$(cat tests/qemu/hang_nmi.expected)" \
