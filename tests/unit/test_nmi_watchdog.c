@@ -124,15 +124,22 @@ static void step_deadline_passes(int n)
     }
 }
 
+/* Runs the watcher told `command` (deadline 1 ms of TSC time away) with the code's word at `state`. */
+static void watch(struct host_platform *h, struct nmi_watchdog *w, void (*step)(int), uint32_t command,
+                  uint64_t deadline, uint32_t state)
+{
+    setup(h, w, step);
+    w->shared.command = command;
+    w->shared.deadline = deadline;
+    w->shared.state = state;
+    nmi_watchdog_watch(w);
+}
+
 NB_TEST(nmi_watcher_stops_running_code_at_the_deadline)
 {
     struct host_platform h;
     struct nmi_watchdog w;
-    setup(&h, &w, step_deadline_passes);
-    w.shared.command = GEN;
-    w.shared.deadline = 1000000;
-    w.shared.state = GEN << 2 | NMI_WATCH_RUNNING;
-    nmi_watchdog_watch(&w);
+    watch(&h, &w, step_deadline_passes, GEN, 1000000, GEN << 2 | NMI_WATCH_RUNNING);
     CHECK_EQ_U64(w.shared.state, GEN << 2 | NMI_WATCH_FIRED);
     REQUIRE(fake.n_ipis == 1);
     CHECK_EQ_U64(fake.ipis[0].apic_id, 3);
@@ -150,11 +157,7 @@ NB_TEST(nmi_watcher_expires_a_benchmark_between_runs)
 {
     struct host_platform h;
     struct nmi_watchdog w;
-    setup(&h, &w, step_deadline_passes);
-    w.shared.command = GEN;
-    w.shared.deadline = 1000000;
-    w.shared.state = GEN << 2 | NMI_WATCH_IDLE;
-    nmi_watchdog_watch(&w);
+    watch(&h, &w, step_deadline_passes, GEN, 1000000, GEN << 2 | NMI_WATCH_IDLE);
     CHECK_EQ_U64(w.shared.state, GEN << 2 | NMI_WATCH_EXPIRED);
     CHECK_EQ_INT(fake.n_ipis, 0);
     check_restored();
@@ -165,12 +168,8 @@ NB_TEST(nmi_watcher_leaves_an_older_benchmark_alone)
 {
     struct host_platform h;
     struct nmi_watchdog w;
-    setup(&h, &w, step_deadline_passes);
-    w.shared.command = GEN;
-    w.shared.deadline = 1000000;
     /* The code still runs under the previous generation's word: not this deadline's business. */
-    w.shared.state = (GEN - 1) << 2 | NMI_WATCH_RUNNING;
-    nmi_watchdog_watch(&w);
+    watch(&h, &w, step_deadline_passes, GEN, 1000000, (GEN - 1) << 2 | NMI_WATCH_RUNNING);
     CHECK_EQ_U64(w.shared.state, (GEN - 1) << 2 | NMI_WATCH_RUNNING);
     CHECK_EQ_INT(fake.n_ipis, 0);
     host_platform_free(&h);
@@ -190,11 +189,7 @@ NB_TEST(nmi_watcher_disarmed_waits_without_a_timer)
 {
     struct host_platform h;
     struct nmi_watchdog w;
-    setup(&h, &w, step_disarmed);
-    w.shared.command = NMI_WATCH_DISARMED;
-    w.shared.deadline = 1000;
-    w.shared.state = GEN << 2 | NMI_WATCH_RUNNING;
-    nmi_watchdog_watch(&w);
+    watch(&h, &w, step_disarmed, NMI_WATCH_DISARMED, 1000, GEN << 2 | NMI_WATCH_RUNNING);
     CHECK_EQ_U64(w.shared.state, GEN << 2 | NMI_WATCH_RUNNING);
     CHECK_EQ_INT(fake.n_ipis, 0);
     CHECK_EQ_INT(fake.halts, 2);
