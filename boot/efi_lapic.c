@@ -3,6 +3,7 @@
  */
 #include "efi_lapic.h"
 #include "efi_cpu.h"
+#include "x86_insn.h"
 #include "nb_platform.h"
 
 #define MSR_IA32_APIC_BASE 0x1Bu
@@ -83,12 +84,15 @@ int efi_send_ipi(void *ctx, uint32_t apic_id, uint32_t icr_low)
     (void)ctx;
     switch (apic_mode(&base)) {
     case 1: {
+        /* Two writes make one IPI: no interrupt handler may send its own in between (as Linux). */
+        uint64_t flags = x86_irq_save();
         volatile uint32_t *icr_low_reg = (volatile uint32_t *)(uintptr_t)(base + LAPIC_ICR_LOW);
         /* The previous IPI must have left before the ICR is written again (as Linux waits). */
         for (uint32_t i = 0; i < ICR_IDLE_POLLS && (*icr_low_reg & ICR_SEND_PENDING); i++)
             __asm__ volatile("pause");
         *(volatile uint32_t *)(uintptr_t)(base + LAPIC_ICR_HIGH) = apic_id << 24;
         *icr_low_reg = icr_low;
+        x86_irq_restore(flags);
         return NB_OK;
     }
     case 2:

@@ -122,17 +122,46 @@ void nmi_watchdog_watch(void *arg)
     w->shared.ack = NMI_WATCH_QUIT;
 }
 
+/* How long the boot processor waits for the watcher to answer: 100 ms. */
+#define ANSWER_DIVISOR 10u
+
+/* Waits until the watcher has taken `command`; false after 100 ms of TSC time. */
+static bool wait_for_ack(struct nmi_watchdog *w, uint32_t command)
+{
+    const struct nb_platform *p = w->p;
+    uint64_t start = p->read_tsc(p->ctx), limit = w->tsc_hz / ANSWER_DIVISOR;
+    while (w->shared.ack != command) {
+        if (p->read_tsc(p->ctx) - start > limit)
+            return false;
+        __builtin_ia32_pause();
+    }
+    return true;
+}
+
+/*
+ * A watcher that stopped answering (the firmware took its processor back)
+ * is given up for the rest of the session: the timer scheme takes over,
+ * never a benchmark that nobody watches.
+ */
+static void give_up(struct nmi_watchdog *w)
+{
+    w->available = false;
+    w->running = false;
+}
+
 /*
  * Hands the watcher a command and waits until it has taken it and is about
  * to halt: its own instructions then never fall inside a measurement.
  */
-static void send_command(struct nmi_watchdog *w, uint32_t command)
+static bool send_command(struct nmi_watchdog *w, uint32_t command)
 {
     const struct nb_platform *p = w->p;
     w->shared.command = command;
     p->send_ipi(p->ctx, w->shared.watcher_apic_id, ICR_FIXED | NMI_WATCH_WAKE_VECTOR);
-    while (w->shared.ack != command)
-        __builtin_ia32_pause();
+    if (wait_for_ack(w, command))
+        return true;
+    give_up(w);
+    return false;
 }
 
 static bool start_watcher(struct nmi_watchdog *w, unsigned bench_cpu)
@@ -148,8 +177,10 @@ static bool start_watcher(struct nmi_watchdog *w, unsigned bench_cpu)
         if (p->start_on_cpu(p->ctx, cpu, nmi_watchdog_watch, w) != NB_OK)
             continue;
         /* Started: wait until it has set up its APIC and published its ID. */
-        while (w->shared.ack != NMI_WATCH_DISARMED)
-            __builtin_ia32_pause();
+        if (!wait_for_ack(w, NMI_WATCH_DISARMED)) {
+            give_up(w);
+            return false;
+        }
         w->running = true;
         w->cpu = cpu;
         return true;
@@ -170,8 +201,7 @@ volatile uint32_t *nmi_watchdog_begin(struct nmi_watchdog *w, unsigned bench_cpu
     w->shared.state = w->generation << 2 | NMI_WATCH_IDLE;
     w->shared.target_apic_id = bench_apic_id;
     w->shared.deadline = deadline;
-    send_command(w, w->generation);
-    return &w->shared.state;
+    return send_command(w, w->generation) ? &w->shared.state : NULL;
 }
 
 void nmi_watchdog_end(struct nmi_watchdog *w)
@@ -184,8 +214,8 @@ void nmi_watchdog_release(struct nmi_watchdog *w, unsigned cpu)
 {
     if (!w->running || w->cpu != cpu)
         return;
-    send_command(w, NMI_WATCH_QUIT);
-    w->p->join_cpu(w->p->ctx, cpu);
+    if (send_command(w, NMI_WATCH_QUIT))
+        w->p->join_cpu(w->p->ctx, cpu);
     w->running = false;
 }
 

@@ -207,6 +207,41 @@ NB_TEST(nmi_watchdog_needs_a_second_processor_and_the_calls)
     host_platform_free(&h);
 }
 
+static unsigned two_cpus(void *ctx) { (void)ctx; return 2; }
+static unsigned cpu0(void *ctx) { (void)ctx; return 0; }
+static int started;
+/* The firmware accepts the procedure but the processor never runs it. */
+static int start_silently(void *ctx, unsigned cpu, void (*fn)(void *), void *arg)
+{
+    (void)ctx; (void)cpu; (void)fn; (void)arg;
+    started++;
+    return NB_OK;
+}
+static int join(void *ctx, unsigned cpu) { (void)ctx; (void)cpu; return NB_OK; }
+/* Every read 10 ms later (1 GHz): the 100 ms wait ends after about ten reads. */
+static uint64_t advancing_tsc(void *ctx) { (void)ctx; return fake.tsc += 10000000; }
+
+NB_TEST(nmi_watchdog_gives_up_a_watcher_that_never_answers)
+{
+    struct host_platform h;
+    struct nmi_watchdog w;
+    setup(&h, &w, step_disarmed);
+    h.p.cpu_count = two_cpus;
+    h.p.current_cpu = cpu0;
+    h.p.start_on_cpu = start_silently;
+    h.p.join_cpu = join;
+    h.p.read_tsc = advancing_tsc;
+    started = 0;
+    REQUIRE(nmi_watchdog_init(&w, &h.p, 1000000, 1000000000));
+    /* No answer within 100 ms: no NMI scheme for this benchmark or any later one. */
+    CHECK(nmi_watchdog_begin(&w, 0, 0, 1ull << 40) == NULL);
+    CHECK(!w.available);
+    CHECK(!w.running);
+    CHECK(nmi_watchdog_begin(&w, 0, 0, 1ull << 40) == NULL);
+    CHECK_EQ_INT(started, 1);
+    host_platform_free(&h);
+}
+
 /* ---- the generated code's side, executed in user mode ---- */
 
 /* The shared word and the body's records, in the buffer (RIP-relative reach). */
