@@ -4,6 +4,7 @@
 #include "bench_codegen.h"
 #include "nb_text.h"
 #include "nmi_code.h"
+#include "trace_code.h"
 #include "watchdog.h"
 #include "x86_emit.h"
 
@@ -390,6 +391,12 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             write_gate(data->idt + IDT_GATE_SIZE * spurious_vector(p), spurious, CODEGEN_IST_INDEX);
         }
     }
+    if (p->trace) {
+        /* #DB: every single step goes to the capture, on the IST stack (RSP may be anything). */
+        uintptr_t step = trace_code_handler(e, p);
+        if (!e->overflow)
+            write_gate(data->idt + IDT_GATE_SIZE * 1, step, CODEGEN_IST_INDEX);
+    }
     if (p->nmi_state) {
         uintptr_t nmi = nmi_code_handler(e, buf, p->nmi_state, common);
         /* On the IST stack: the NMI may stop code whose RSP is unusable. */
@@ -397,7 +404,7 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             write_gate(data->idt + IDT_GATE_SIZE * 2, nmi, CODEGEN_IST_INDEX);
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
-        if (firmware_vector(v, p) || (v == 2 && p->nmi_state))
+        if (firmware_vector(v, p) || (v == 2 && p->nmi_state) || (v == 1 && p->trace))
             continue;
         uintptr_t stub = x86_here(e);
         if (!pushes_error_code(v))
@@ -547,7 +554,10 @@ static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enu
 /* Everything between the alignment padding and the first copy. */
 static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
-    if (p->no_mem) {
+    if (p->trace) {
+        /* -mica: no counters; single-stepping starts with the late-init code. */
+        trace_code_enable(e, buf);
+    } else if (p->no_mem) {
         /* The init code may have used R8..R13: the accumulators start at 0 here. */
         for (size_t k = 0; k < p->n_reads; k++)
             x86_xor_reg32(e, (enum x86_reg)(R8 + k));
@@ -637,6 +647,14 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     if (p->loop_count > 0) {
         x86_dec_reg64(&e, R15);
         x86_jnz_rel32(&e, loop_start);
+    }
+    if (p->trace) {
+        /* The first address after the region: the capture stops single-stepping here. */
+        layout->trace_start = layout->start[PART_LATE_INIT];
+        layout->trace_stop = x86_here(&e);
+        x86_u8(&e, 0x90);
+        emit_tail(&e, buf, p, layout);
+        return e.overflow ? NULL : buf + offset;
     }
     if (p->drain_frontend)
         emit_drain(&e);

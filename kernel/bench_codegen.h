@@ -88,6 +88,7 @@ struct codegen_layout {
     size_t len[PART_COUNT];      /* main: one copy (as emitted, -no_mem expansions included) */
     int64_t copies;
     uintptr_t code_start, code_end; /* the whole generated function */
+    uintptr_t trace_start, trace_stop; /* trace mode: the traced region */
 };
 
 /* Initial values of the registers that point into memory areas. */
@@ -113,6 +114,15 @@ struct codegen_params {
      * timer (`watchdog` false): interrupts stay disabled, gate 2 is ours.
      */
     uint64_t nmi_state;
+    /*
+     * -mica's trace run (mica_capture.h): no counter reads; TF is set just
+     * before the late-init code and gate 1 calls `trace_step` with the
+     * registers, the vector state saved at `trace_save` (64-byte aligned,
+     * CODEGEN_SAVE_MAX bytes, within rel32 reach) around the call.
+     */
+    bool trace;
+    uint64_t trace_step;
+    uint64_t trace_save;
     /*
      * State saved around the code: XCR0 as enabled (xsave_state.h) and the
      * size of its XSAVE area, or 0 to use FXSAVE64 (512 bytes).

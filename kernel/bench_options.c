@@ -71,6 +71,13 @@ static void set_rsi_size(struct bench_options *o, int64_t n, const char *t) { (v
 static void set_rbp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[3] = n; }
 static void set_rsp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->area_size[4] = n; }
 static void set_ring_flag(struct bench_options *o, int64_t n, const char *t) { (void)o; (void)n; (void)t; }
+static void set_mica(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica = t; }
+static void set_mica_max(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_max_instructions = n; }
+static void set_mica_interval(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_interval = n; }
+static void set_mica_ilp_size(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_ilp_size = n; }
+static void set_mica_block(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_block_size = n; }
+static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_page_size = n; }
+static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -115,6 +122,13 @@ static const struct option_def OPTIONS[] = {
     { "rsi_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rsi_size },
     { "rbp_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rbp_size },
     { "rsp_size", VALUE_INT, BOTH, 1, OPT_AREA_SIZE_MAX, set_rsp_size },
+    { "mica", VALUE_STRING, BOTH, 0, 0, set_mica }, /* value checked in parse_mica */
+    { "mica_max_instructions", VALUE_INT, BOTH, 1, OPT_MICA_MAX_INSTRUCTIONS_MAX, set_mica_max },
+    { "mica_interval", VALUE_INT, SCOPE_HOST, 1, 1LL << 40, set_mica_interval },
+    { "mica_ilp_size", VALUE_INT, SCOPE_HOST, 1, 1LL << 20, set_mica_ilp_size },
+    { "mica_block_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_block },
+    { "mica_page_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_page },
+    { "mica_itypes", VALUE_STRING, SCOPE_HOST, 0, 0, set_mica_itypes },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
@@ -141,6 +155,7 @@ static const struct {
     { "re", "remove_empty_events" },
     { "n", "n_measurements" },
     { "i", "initial_warm_up_count" },
+    { "mi", "min" }, /* unique in nanoBench; -mica made it ambiguous here */
 };
 
 static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
@@ -165,6 +180,9 @@ void bench_options_init(struct bench_options *o)
     o->cpu = -1;
     o->timeout = OPT_TIMEOUT_DEFAULT;
     o->qemu_icount = -1;
+    o->mica_max_instructions = OPT_MICA_MAX_INSTRUCTIONS_DEFAULT;
+    o->mica_block_size = OPT_MICA_BLOCK_SIZE_DEFAULT;
+    o->mica_page_size = OPT_MICA_PAGE_SIZE_DEFAULT;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)
@@ -233,6 +251,39 @@ static int parse_finish(const char *text, int64_t *value, struct option_error *e
 }
 
 /* -expect: the grammar of bench_expect.h, and room for one more. */
+/* MICA's analyses (MICA-SPEC.md), as -mica names them. */
+static const char *const MICA_ANALYSES[] = { "itypes", "ilp", "ilp_one", "reg", "stride", "memfootprint",
+                                             "memstackdist", "fullmemstackdist", "ppm" };
+
+/* "all", or a comma list of analyses. */
+static int parse_mica(const char *text, struct option_error *err)
+{
+    if (nb_strcmp(text, "all") == 0)
+        return NB_OK;
+    for (const char *start = text;;) {
+        const char *end = start;
+        while (*end && *end != ',')
+            end++;
+        bool known = false;
+        for (size_t i = 0; i < sizeof(MICA_ANALYSES) / sizeof(MICA_ANALYSES[0]); i++) {
+            size_t n = nb_strlen(MICA_ANALYSES[i]);
+            if ((size_t)(end - start) == n && nb_strncmp(start, MICA_ANALYSES[i], n) == 0)
+                known = true;
+        }
+        if (!known) {
+            char name[64];
+            size_t n = (size_t)(end - start) < sizeof(name) - 1 ? (size_t)(end - start) : sizeof(name) - 1;
+            nb_memcpy(name, start, n);
+            name[n] = '\0';
+            return fail(err, "option -mica: '%s' is not an analysis (all, itypes, ilp, ilp_one, reg, stride, "
+                             "memfootprint, memstackdist, fullmemstackdist, ppm)%s", name, "");
+        }
+        if (!*end)
+            return NB_OK;
+        start = end + 1;
+    }
+}
+
 static int parse_expect(const struct bench_options *o, const char *text, struct option_error *err)
 {
     struct expectation e;
@@ -304,6 +355,9 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                 }
             } else if (def->apply == set_finish) {
                 if (parse_finish(text, &number, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_mica) {
+                if (parse_mica(text, err) != NB_OK)
                     return NB_EINVAL;
             } else if (def->apply == set_expect) {
                 if (parse_expect(o, text, err) != NB_OK)

@@ -54,6 +54,10 @@ enum option_scope {
 #define OPT_TIMEOUT_DEFAULT 10
 #define OPT_TIMEOUT_MAX 86400LL
 #define OPT_AREA_SIZE_MAX (1LL << 30) /* -r14_size etc.: 1 GiB */
+#define OPT_MICA_MAX_INSTRUCTIONS_DEFAULT 10000000LL
+#define OPT_MICA_MAX_INSTRUCTIONS_MAX 1000000000LL
+#define OPT_MICA_BLOCK_SIZE_DEFAULT 6
+#define OPT_MICA_PAGE_SIZE_DEFAULT 12
 #define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
@@ -88,6 +92,21 @@ struct bench_options {
      * enum bench_area order); 0: the default 1 MiB.
      */
     int64_t area_size[5];
+
+    /*
+     * -mica (MICA-SPEC.md): after the measurement, one more execution of the
+     * benchmark is single-stepped into a trace (kernel/mica_capture.h), which
+     * tools/nb_mica analyses. A comma list of analyses or "all"; NULL: none.
+     * The image stops tracing after -mica_max_instructions; the analysis
+     * settings (MICA's mica.conf keys) are the host's.
+     */
+    const char *mica;
+    int64_t mica_max_instructions;
+    int64_t mica_interval;   /* host: 0 = the full run */
+    int64_t mica_ilp_size;   /* host: 0 = MICA's window sizes */
+    int64_t mica_block_size; /* host: log2 bytes, default 6 */
+    int64_t mica_page_size;  /* host: log2 bytes, default 12 */
+    const char *mica_itypes; /* host: MICA spec file for itypes; NULL: the default groups */
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

@@ -184,6 +184,50 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
     return NB_OK;
 }
 
+/* Which watchdog stops this benchmark's code if it never ends (watchdog.h, nmi_watchdog.h). */
+struct watch {
+    bool timer;
+    bool nmi;
+};
+
+static void watch_begin(struct bench_context *c, const struct bench_options *o, const struct budget *budget,
+                        struct codegen_params *params, struct watch *w)
+{
+    w->timer = c->watchdog && c->watchdog->available && c->catch_faults && c->tsc_hz;
+    w->nmi = false;
+    /*
+     * Another processor watching: the code runs with interrupts disabled, as
+     * nanoBench's. Not under QEMU -icount: its round-robin scheduler (7.2)
+     * gives a processor time only up to the next timer deadline and then
+     * starts again with the first one, so a benchmark that spins on the boot
+     * processor never lets the watcher run; the timer scheme stops it there.
+     */
+    volatile uint32_t *nmi_state = NULL;
+    if (c->nmi && c->catch_faults && budget->on && c->cpu_p->apic_id && o->qemu_icount < 0)
+        nmi_state = nmi_watchdog_begin(c->nmi, c->cpu, c->cpu_p->apic_id(c->cpu_p->ctx),
+                                       budget->start + budget->ticks);
+    if (nmi_state) {
+        params->nmi_state = (uint64_t)(uintptr_t)nmi_state;
+        w->nmi = true;
+        w->timer = false;
+    }
+    if (w->timer) {
+        params->watchdog = true;
+        params->lapic_mmio_base = c->watchdog->mmio_base;
+        params->spurious_vector = c->watchdog->spurious_vector;
+        watchdog_arm(c->watchdog, c->cpu_p);
+    }
+}
+
+static void watch_end(struct bench_context *c, const struct watch *w, const struct codegen_data *data)
+{
+    if (w->nmi)
+        nmi_watchdog_end(c->nmi);
+    if (w->timer)
+        watchdog_disarm(c->watchdog, c->cpu_p,
+                        data && data->fault_happened && data->fault_vector == WATCHDOG_VECTOR);
+}
+
 static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
 {
     nb_snprintf(error, cap, fmt, a);
@@ -245,28 +289,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
         budget.start = c->benchmark_started ? c->benchmark_start : bench_tsc(c);
     }
-    bool watchdog = c->watchdog && c->watchdog->available && c->catch_faults && c->tsc_hz;
-    /*
-     * Another processor watching: the code runs with interrupts disabled, as
-     * nanoBench's. Not under QEMU -icount: its round-robin scheduler (7.2)
-     * gives a processor time only up to the next timer deadline and then
-     * starts again with the first one, so a benchmark that spins on the boot
-     * processor never lets the watcher run; the timer scheme stops it there.
-     */
-    volatile uint32_t *nmi_state = NULL;
-    if (c->nmi && c->catch_faults && budget.on && c->cpu_p->apic_id && o->qemu_icount < 0)
-        nmi_state = nmi_watchdog_begin(c->nmi, c->cpu, c->cpu_p->apic_id(c->cpu_p->ctx),
-                                       budget.start + budget.ticks);
-    if (nmi_state) {
-        params.nmi_state = (uint64_t)(uintptr_t)nmi_state;
-        watchdog = false;
-    }
-    if (watchdog) {
-        params.watchdog = true;
-        params.lapic_mmio_base = c->watchdog->mmio_base;
-        params.spurious_vector = c->watchdog->spurious_vector;
-        watchdog_arm(c->watchdog, c->cpu_p);
-    }
+    struct watch watch;
+    watch_begin(c, o, &budget, &params, &watch);
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
 
@@ -378,16 +402,101 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
-    if (nmi_state)
-        nmi_watchdog_end(c->nmi);
-    if (watchdog)
-        watchdog_disarm(c->watchdog, c->cpu_p,
-                        buf && ((struct codegen_data *)buf)->fault_happened &&
-                            ((struct codegen_data *)buf)->fault_vector == WATCHDOG_VECTOR);
+    watch_end(c, &watch, (struct codegen_data *)buf);
     c->smi_check = saved_smi_check;
     if (store)
         p->free_mem(p->ctx, store, store_bytes);
     if (buf)
         p->free_mem(p->ctx, buf, buf_size);
+    return status;
+}
+
+static void run_once(void *fn)
+{
+    ((generated_fn)fn)();
+}
+
+int bench_trace(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                struct mica_capture *cap, const struct bench_trace_memory *mem, struct bench_trace_end *end,
+                char *error, size_t error_cap)
+{
+    const struct nb_platform *p = c->p;
+    *end = (struct bench_trace_end){ 0 };
+    /* Single-stepping needs our IDT's #DB gate: ring 0 only. */
+    if (!c->catch_faults) {
+        nb_snprintf(error, error_cap, "-mica needs the image (ring 0)");
+        return NB_EUNSUPP;
+    }
+    /* The same start as the measurement: zeroed areas, then the init code. */
+    for (int a = 0; a < AREA_COUNT; a++)
+        nb_memset(c->areas[a], 0, c->area_size[a]);
+    struct codegen_params params;
+    init_params(c, o, code, &params);
+    params.reads = NULL;
+    params.n_reads = 0;
+    params.drain_frontend = false; /* -df's drains are the harness's, not traced */
+    params.copies = o->unroll_count;
+    params.trace = true;
+    params.trace_step = (uint64_t)(uintptr_t)mica_capture_step;
+    size_t run_size = codegen_run_size(&params);
+    size_t save_at = (run_size + 63) / 64 * 64, buf_size = save_at + CODEGEN_SAVE_MAX;
+    if (run_size > CODEGEN_MAX_SIZE)
+        return fail(error, error_cap, NB_EINVAL, "-mica: the traced code would need %llu bytes", run_size);
+    uint8_t *buf = p->alloc_exec(p->ctx, buf_size);
+    if (!buf)
+        return fail(error, error_cap, NB_ENOMEM, "-mica: cannot allocate %llu bytes for the traced code",
+                    buf_size);
+    params.trace_save = (uint64_t)(uintptr_t)(buf + save_at);
+
+    /* Its own -timeout: single-stepping is far slower than the measurement. */
+    struct budget budget = { false, 0, 0, o->timeout };
+    if (c->tsc_hz && o->timeout > 0) {
+        budget.on = true;
+        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
+        budget.start = bench_tsc(c);
+    }
+    struct watch watch;
+    watch_begin(c, o, &budget, &params, &watch);
+    struct codegen_data *data = (struct codegen_data *)buf;
+    struct codegen_layout layout;
+    int status = NB_OK;
+    generated_fn fn = (generated_fn)codegen_emit_run(buf, save_at, &params, &layout);
+    if (!fn) {
+        status = fail(error, error_cap, NB_ENOMEM, "-mica: the traced code does not fit (%llu)", save_at);
+        goto out;
+    }
+    mica_capture_begin(cap, mem->records, mem->records_cap, mem->seen, mem->seen_cap, layout.trace_start,
+                       layout.trace_stop, (uint64_t)o->mica_max_instructions);
+    if (watch.timer)
+        data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
+    data->fault_happened = 0;
+    mica_capture_current = cap;
+    int st = nb_run_on_cpu(p, c->cpu, run_once, (void *)fn);
+    mica_capture_current = NULL;
+    if (st != NB_OK) {
+        status = fail(error, error_cap, NB_EINVAL, "processor %u cannot run the code", c->cpu);
+        goto out;
+    }
+    if (run_batch_faulted(data)) {
+        /* The trace up to the fault is kept; the fault is reported as for a measurement. */
+        end->fault = true;
+        end->vector = (uint32_t)data->fault_vector;
+        mica_capture_end(cap, data->fault_rip);
+        if (data->fault_vector == WATCHDOG_VECTOR)
+            nb_snprintf(error, error_cap, "timeout after %lld s (while tracing for -mica)",
+                        (long long)o->timeout);
+        else
+            fault_describe(error, error_cap, data, &layout, "trace run");
+        status = NB_EFAULT;
+    } else {
+        mica_capture_end(cap, layout.trace_stop);
+    }
+    if (!mica_capture_finish(cap) && status == NB_OK) {
+        nb_snprintf(error, error_cap, "-mica: no room for the trace's end record");
+        status = NB_ENOMEM;
+    }
+out:
+    watch_end(c, &watch, data);
+    p->free_mem(p->ctx, buf, buf_size);
     return status;
 }

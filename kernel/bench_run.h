@@ -16,6 +16,7 @@
 #include "counter_read.h"
 #include "nb_platform.h"
 #include "nb_report.h"
+#include "mica_capture.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
 
@@ -116,6 +117,31 @@ void bench_context_free(struct bench_context *c);
  * Runs one benchmark. Returns NB_OK with *out filled, or an error status with
  * a one-line reason in `error`.
  */
+/* Memory for a -mica trace (the caller's): the records and the table of instruction bytes seen. */
+struct bench_trace_memory {
+    uint8_t *records;
+    size_t records_cap;
+    struct mica_seen *seen; /* zeroed; seen_cap a power of two */
+    size_t seen_cap;
+};
+
+/* How a trace run ended besides its capture's state. */
+struct bench_trace_end {
+    bool fault;      /* an exception (or the watchdog) ended it */
+    uint32_t vector;
+};
+
+/*
+ * -mica: one more execution of the benchmark after its measurement, with
+ * the late-init code and the copies (and their loop) single-stepped into
+ * `cap` (mica_capture.h), from the state the init code leaves. It has its
+ * own -timeout. A fault is described in `error` (NB_EFAULT) and the trace
+ * up to it is kept in `cap`, end record included.
+ */
+int bench_trace(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                struct mica_capture *cap, const struct bench_trace_memory *mem, struct bench_trace_end *end,
+                char *error, size_t error_cap);
+
 int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap);

@@ -21,6 +21,7 @@
 #include "nb_version.h"
 #include "platform_report.h"
 #include "suite.h"
+#include "mica_run.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
 #include "xsave_state.h"
@@ -223,6 +224,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu = (unsigned)o->cpu;
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     counters_measure(counters, &s->bench, o, code, &s->report);
+    if (o->mica)
+        mica_run(&s->report, &s->bench, o, code, e->name);
     s->bench_pmu_usable = counters->usable;
     nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
@@ -276,6 +279,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 measure_on_cpu(s, e, &o, &code);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
+            if (o.mica && o.cpu < 0)
+                mica_run(&s->report, &s->bench, &o, &code, e->name);
             free_code(s, &code, sizes);
         }
         struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,

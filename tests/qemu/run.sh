@@ -150,7 +150,7 @@ test_cli_errors() {
         -asm nop -n_measurements ten &&
     expect_cli_error too_many_digits "nanobench: option -n_measurements: 99999999999999999999999 is out of range (1..1000000)" \
         -asm nop -n_measurements 99999999999999999999999 &&
-    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config)" -asm nop -m &&
+    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
@@ -721,6 +721,29 @@ test_hangs_nmi() {
         { echo "no NMI watchdog line"; return 1; }
 }
 
+# -mica: the traces' instruction counts are exact (tests/qemu/mica.suite);
+# each file came back to the results folder with the size and CRC-32 its
+# serial line gives (gzip's trailer holds the same CRC), and its header's
+# count agrees. Addresses change with every build: bytes and CRCs are not
+# in the expected output.
+test_mica_traces() {
+    local out rc
+    out=$($NB -suite tests/qemu/mica.suite -icount 4 -results "$TMP/mica" 2>/dev/null)
+    rc=$?
+    expect_eq "exit status" 1 "$rc" || return 1
+    expect_eq "results" "$(cat tests/qemu/mica.expected)" \
+        "$(sed 's/ bytes [0-9]* crc32 [0-9a-f]*$//' <<<"$out")" || return 1
+    local name n bytes crc f
+    while read -r _ name _ n _ bytes _ crc; do
+        f=$TMP/mica/$name
+        [[ -f $f ]] || { echo "$name not in the results folder"; return 1; }
+        expect_eq "$name size" "$bytes" "$(stat -c %s "$f")" || return 1
+        expect_eq "$name crc32" "$crc" "$(gzip -c "$f" | tail -c 8 | head -c 4 | od -An -tx4 | tr -d ' ')" || return 1
+        expect_eq "$name magic" "NBTRACE" "$(head -c 7 "$f")" || return 1
+        expect_eq "$name count" "$n" "$(od -An -tu8 -j 16 -N 8 "$f" | tr -d ' ')" || return 1
+    done < <(grep '^trace: ' <<<"$out")
+}
+
 # A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
 # fails setting the guest's MSRs, as on this project's own machines) must not
 # end the run: qemu-run.sh checks KVM with a paused guest and falls back to
@@ -850,6 +873,7 @@ run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
 run_test hangs_nmi test_hangs_nmi
+run_test mica_traces test_mica_traces
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
 run_test no_temporary_files_left test_no_temporary_files_left
 run_test results_folder_collects_runs test_results_folder_collects_runs

@@ -110,7 +110,7 @@ NB_TEST(options_unique_prefix_abbreviations)
 NB_TEST(options_ambiguous_prefix_lists_candidates)
 {
     REJECTS(TARGET, "option -no is ambiguous (-no_normalization, -no_mem)", "-no");
-    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config)", "-m");
+    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions)", "-m");
     REJECTS(TARGET, "option -a is ambiguous (-alignment_offset, -avg)", "-a");
     REJECTS(TARGET,
             "option -c is ambiguous (-code, -code_init, -code_late_init, -code_one_time_init, "
@@ -376,4 +376,38 @@ NB_TEST(options_cpu_config_and_mem_options)
     REJECTS(TARGET, "option -cpu: -1 is out of range (0..4095)", "-cpu", "-1");
     REJECTS(TARGET, "option -cpu: 4096 is out of range (0..4095)", "-cpu", "4096");
     REJECTS(TARGET, "option -plan is only understood by the host tool (tools/nanobench)", "-plan");
+}
+
+/*
+ * -mica (issue 9): a comma list of MICA's analyses or `all`, checked on
+ * host and image; the analysis settings are the host's (tools/nb_mica);
+ * the image bounds the trace with -mica_max_instructions.
+ */
+NB_TEST(options_mica)
+{
+    struct bench_options o;
+    struct option_error e;
+    bench_options_init(&o);
+    CHECK(o.mica == NULL);
+    CHECK_EQ_U64(o.mica_max_instructions, 10000000);
+    CHECK_EQ_INT(PARSE(&o, TARGET, &e, "-mica", "itypes,ilp,memstackdist", "-mica_max_instructions", "5000"), NB_OK);
+    CHECK_EQ_STR(o.mica, "itypes,ilp,memstackdist");
+    CHECK_EQ_U64(o.mica_max_instructions, 5000);
+    CHECK_EQ_INT(PARSE(&o, HOST, &e, "-mica", "all", "-mica_interval", "1000", "-mica_ilp_size", "64",
+                       "-mica_block_size", "7", "-mica_page_size", "13", "-mica_itypes", "my.spec"), NB_OK);
+    CHECK_EQ_STR(o.mica, "all");
+    CHECK_EQ_U64(o.mica_interval, 1000);
+    CHECK_EQ_U64(o.mica_ilp_size, 64);
+    CHECK_EQ_U64(o.mica_block_size, 7);
+    CHECK_EQ_U64(o.mica_page_size, 13);
+    CHECK_EQ_STR(o.mica_itypes, "my.spec");
+    REJECTS(TARGET, "option -mica: 'itype' is not an analysis (all, itypes, ilp, ilp_one, reg, stride, "
+                    "memfootprint, memstackdist, fullmemstackdist, ppm)", "-mica", "ilp,itype");
+    REJECTS(TARGET, "option -mica: '' is not an analysis (all, itypes, ilp, ilp_one, reg, stride, "
+                    "memfootprint, memstackdist, fullmemstackdist, ppm)", "-mica", "ilp,,ppm");
+    REJECTS(TARGET, "option -mica_max_instructions: 0 is out of range (1..1000000000)",
+            "-mica_max_instructions", "0");
+    /* The analysis settings are the host's. */
+    REJECTS(TARGET, "option -mica_interval is only understood by the host tool (tools/nanobench)",
+            "-mica_interval", "1000");
 }
