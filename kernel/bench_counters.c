@@ -409,6 +409,8 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         char error[200];
         bench->reads = reads;
         bench->n_reads = 2;
+        bench->n_fixed = 0;
+        bench->verbose_skip = 1; /* this pass reports the MSR only */
         int st = bench_measure(bench, o, code, &result, error, sizeof(error));
         for (unsigned w = ev->n_writes; w-- > 0;)
             p->write_msr(p->ctx, ev->write_msr[w], saved[w]);
@@ -472,6 +474,8 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
         char error[200];
         bench->reads = TSC_ONLY;
         bench->n_reads = 1;
+        bench->n_fixed = 0;
+        bench->verbose_skip = 0;
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK)
             report_error(r, "%s", error);
         else
@@ -586,13 +590,15 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                          fault_text(env, &res->fixed_fault, text, sizeof(text)));
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
+        size_t lead = bench->n_reads; /* RDTSC and the fixed counters */
+        for (unsigned k = 0; group && k < group->n; k++)
+            lead -= !res->skipped[k];
+        bench->n_fixed = lead;
+        bench->verbose_skip = n_lead ? lead : 0; /* RDTSC is reported from the first run */
         if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
             report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_runs);
             break; /* the same code fails the same way: print what was measured */
         }
-        size_t lead = bench->n_reads;
-        for (unsigned k = 0; group && k < group->n; k++)
-            lead -= !res->skipped[k];
         if (n_lead == 0) {
             first = result;
             n_lead = lead;

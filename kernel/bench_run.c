@@ -8,6 +8,7 @@
 #include "bench_stats.h"
 #include "cpu_platform.h"
 #include "msr_names.h"
+#include "pmu_msrs.h"
 #include "nb_text.h"
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
@@ -120,19 +121,99 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->areas.rsp = middle(c, AREA_RSP);
 }
 
-/* -verbose: every reading of every counter, one row per measurement. */
-static void dump_measurements(struct bench_context *c, const char *which, int64_t copies,
-                              int64_t *const *values, int64_t n)
+/*
+ * -verbose, in the layout of nanoBench's kernel module and user tool (its
+ * README: "Outputs the results of all performance counter readings"): per
+ * block of counters, a header naming the run's unroll_count and loop_count,
+ * then a table with one column per counter ("Ctr0", "Ctr1"... in the order
+ * read) and one row per measurement ("run 3:"), each value m2 - m1 of that
+ * measurement; the base run, then the main run. Blocks: RDTSC and the fixed
+ * counters, the programmable counters, the MSRs. A line "verbose: CtrN =
+ * NAME" before a block names its columns, unless RDTSC is all it holds.
+ */
+enum verbose_block { BLOCK_FIXED, BLOCK_PROGRAMMABLE, BLOCK_MSR, BLOCK_COUNT };
+
+static enum verbose_block block_of(const struct bench_context *c, size_t k)
+{
+    const struct counter_read *r = &c->reads[k];
+    if (k < c->n_fixed || r->kind == READ_TSC || (r->kind == READ_PMC && (r->ecx & RDPMC_FIXED)))
+        return BLOCK_FIXED;
+    return r->kind == READ_PMC ? BLOCK_PROGRAMMABLE : BLOCK_MSR;
+}
+
+/* nanoBench's names for the blocks. */
+static const char *block_title(const struct bench_context *c, enum verbose_block b)
+{
+    if (b == BLOCK_PROGRAMMABLE)
+        return "Programmable counter results";
+    if (b == BLOCK_MSR)
+        return "MSR results";
+    bool msr = false, pmc = false;
+    for (size_t k = c->verbose_skip; k < c->n_reads; k++) {
+        if (block_of(c, k) == BLOCK_FIXED) {
+            msr |= c->reads[k].kind == READ_MSR;
+            pmc |= c->reads[k].kind == READ_PMC;
+        }
+    }
+    return msr ? "RDTSC, MPERF, and APERF results" : pmc ? "RDTSC and fixed-function counter results"
+                                                         : "RDTSC results";
+}
+
+/* One run's table of block `b`: a header line, then a row per measurement. */
+static void dump_table(struct bench_context *c, enum verbose_block b, int64_t *const *values, int64_t n)
+{
+    int pad = 1; /* digits of the highest measurement number */
+    for (int64_t i = n - 1; i >= 10; i /= 10)
+        pad++;
+    char line[512], name[16];
+    size_t len = nb_snprintf(line, sizeof(line), "\t%*s      ", pad, "");
+    for (size_t k = c->verbose_skip, col = 0; k < c->n_reads; k++) {
+        if (block_of(c, k) != b)
+            continue;
+        nb_snprintf(name, sizeof(name), "Ctr%zu", col++);
+        if (len < sizeof(line))
+            len += nb_snprintf(line + len, sizeof(line) - len, "%12s", name);
+    }
+    report_line(c->report, "%s", line);
+    for (int64_t i = 0; i < n; i++) {
+        len = nb_snprintf(line, sizeof(line), "\trun %*lld: ", pad, (long long)i);
+        for (size_t k = c->verbose_skip; k < c->n_reads; k++) {
+            if (block_of(c, k) == b && len < sizeof(line))
+                len += nb_snprintf(line + len, sizeof(line) - len, "%12lld", (long long)values[k][i]);
+        }
+        report_line(c->report, "%s", line);
+    }
+    report_line(c->report, "%s", "");
+}
+
+static void dump_measurements(struct bench_context *c, const int64_t copies[2], const int64_t loops[2],
+                              int64_t *const *const values[2], int64_t n)
 {
     if (!c->report)
         return;
-    report_line(c->report, "verbose: %s run, %lld copies, %lld measurements", which,
-                (long long)copies, (long long)n);
-    for (size_t k = 0; k < c->n_reads; k++) {
-        report_line(c->report, "verbose:   %s", c->reads[k].name);
-        for (int64_t i = 0; i < n; i++)
-            report_line(c->report, "verbose:     run %lld: %lld", (long long)i,
-                        (long long)values[k][i]);
+    for (int b = 0; b < BLOCK_COUNT; b++) {
+        size_t cols = 0;
+        bool tsc_only = true;
+        for (size_t k = c->verbose_skip; k < c->n_reads; k++) {
+            if (block_of(c, k) == (enum verbose_block)b) {
+                cols++;
+                tsc_only &= c->reads[k].kind == READ_TSC;
+            }
+        }
+        if (!cols)
+            continue;
+        for (size_t k = c->verbose_skip, col = 0; !tsc_only && k < c->n_reads; k++) {
+            if (block_of(c, k) == (enum verbose_block)b)
+                report_line(c->report, "verbose: Ctr%zu = %s", col++, c->reads[k].name);
+        }
+        for (int run = 0; run < 2; run++) {
+            if (run == 0)
+                report_line(c->report, "%s", "");
+            report_line(c->report, "%s (unroll_count=%lld, loop_count=%lld):",
+                        block_title(c, (enum verbose_block)b), (long long)copies[run], (long long)loops[run]);
+            report_line(c->report, "%s", "");
+            dump_table(c, (enum verbose_block)b, values[run], n);
+        }
     }
 }
 
@@ -364,6 +445,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     int64_t copies[2] = { base_copies, main_copies };
     int64_t *const *values[2] = { base_values, main_values };
+    int64_t loops[2] = { 0, 0 };
     for (int run = 0; run < 2; run++) {
         params.copies = copies[run];
         /*
@@ -377,12 +459,13 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
             goto out;
         }
+        loops[run] = params.loop_count;
         if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
                                 o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
-        if (o->verbose)
-            dump_measurements(c, run == 0 ? "base" : "main", copies[run], values[run], n);
     }
+    if (o->verbose)
+        dump_measurements(c, copies, loops, values, n);
 
     int64_t reps = stats_repetitions(o->unroll_count, o->loop_count);
     out->n = c->n_reads;

@@ -45,6 +45,18 @@ struct bench_context {
     uint64_t benchmark_start; /* TSC of the benchmark's processor */
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
+    /*
+     * -verbose prints the readings in nanoBench's blocks (bench_run.c,
+     * dump_measurements): RDTSC and the fixed counters first, then the
+     * programmable counters, then the MSRs. `n_fixed` reads at the start
+     * count as fixed counters whatever their kind (AMD's MPERF and APERF are
+     * RDMSR reads); RDTSC and Intel's fixed RDPMC reads always do. The first
+     * `verbose_skip` reads are measured but not shown: their results are not
+     * printed either (RDTSC in the MSR pass and in counter groups after the
+     * first). Set by the caller before each bench_measure.
+     */
+    size_t n_fixed;
+    size_t verbose_skip;
     bool mask_interrupts;   /* false only for host tests in user mode */
     unsigned cpu;           /* processor that runs the generated code (nb_run_on_cpu) */
     bool catch_faults;      /* our IDT while the code runs: faults become error lines (ring 0) */

@@ -195,6 +195,8 @@ static void text_line(struct parser *p, char *text)
         p->run_resumed = false;
     } else if (!p->run) {
         return; /* the capture started in the middle of a boot: no run to file rows under */
+    } else if (text[0] == '\t') {
+        return; /* a row of a -verbose table ("\trun 0:          208"), never a value */
     } else if (regexec(&p->resumed, text, 2, m, 0) == 0) {
         snprintf(name, sizeof(name), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), text + m[1].rm_so);
         p->run_resumed = true;

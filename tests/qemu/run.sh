@@ -102,10 +102,13 @@ test_serial_log_of_several_runs() {
         "$(build/host/nb_serial "$TMP/reset/serial-0001.log" 2>/dev/null)"
 }
 
+# The README's quick start, stderr included: QEMU's default CPU (max) has no PMU.
 test_single_benchmark() {
     local out
-    out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -icount 4 -results "$TMP/single") || return 1
+    out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -icount 4 -results "$TMP/single" 2>"$TMP/single.err") || return 1
     expect_eq "output" "RDTSC: 32.00" "$out" || return 1
+    expect_eq "stderr" "nanobench: pmu: none usable: AMD family 0xf is older than family 17h (Zen), which this tool supports; measuring RDTSC only
+nanobench: results in $TMP/single (run 0001)" "$(cat "$TMP/single.err")" || return 1
     grep -q '^cpu: ' "$TMP/single/run-0001.txt" || { echo "no fingerprint in report"; return 1; }
     grep -q '^tsc: invariant .*MHz' "$TMP/single/run-0001.txt" || { echo "no TSC line"; return 1; }
     # QEMU's MSRs are QEMU's zeros: the fingerprint names the hypervisor.
@@ -113,22 +116,33 @@ test_single_benchmark() {
         "$TMP/single/run-0001.txt" || { echo "no hypervisor line"; return 1; }
 }
 
-# -code with a binary file from the host, and -verbose's exact readings:
-# every measured region is 11 fixed instructions plus the copies.
+# -code with a binary file from the host, and -verbose's exact readings in
+# nanoBench's layout: every measured region is 11 fixed instructions plus
+# the copies. The tables stay out of the CSV, also when rebuilt from serial.
 test_code_file_and_verbose() {
     printf '\x48\x01\xd8' > "$TMP/add.bin" # add rax, rbx
     local out
     out=$($NB -code "$TMP/add.bin" -unroll_count 2 -n_measurements 2 -warm_up_count 0 -verbose \
         -icount 4 -results "$TMP/verbose") || return 1
-    expect_eq "output" "verbose: base run, 2 copies, 2 measurements
-verbose:   RDTSC
-verbose:     run 0: 208
-verbose:     run 1: 208
-verbose: main run, 4 copies, 2 measurements
-verbose:   RDTSC
-verbose:     run 0: 240
-verbose:     run 1: 240
-RDTSC: 16.00" "$out"
+    expect_eq "output" "
+RDTSC results (unroll_count=2, loop_count=0):
+
+	               Ctr0
+	run 0:          208
+	run 1:          208
+
+RDTSC results (unroll_count=4, loop_count=0):
+
+	               Ctr0
+	run 0:          240
+	run 1:          240
+
+RDTSC: 16.00" "$out" || return 1
+    expect_eq "csv" "benchmark,event,value
+benchmark,RDTSC,16.00" "$(grep -v '^platform,' "$TMP/verbose/run-0001.csv")" || return 1
+    expect_eq "csv from serial" "$(cat "$TMP/verbose/run-0001.csv")" \
+        "$(tools/nb_serial "$TMP/verbose/serial-0001.log")" || return 1
+    grep -q $'^\trun 1:          240$' "$TMP/verbose/run-0001.txt" || { echo "no table in run-0001.txt"; return 1; }
 }
 
 # expect_cli_error WHAT "EXPECTED STDERR LINE" ARGS... : exit 2, message, no boot.
@@ -450,7 +464,8 @@ error: suite line 1: option -r14_size: the firmware has no free block of 1073741
 [four_mib]
 RDTSC: 32.00
 [after]
-RDTSC: 16.00" "$(grep -v '^verbose:' <<<"$out")" || return 1
+RDTSC: 16.00" "$(grep -v -e '^verbose:' -e '^$' -e $'^\t' -e ' results (unroll_count=[0-9]*, loop_count=0):$' <<<"$out")" ||
+        return 1
     grep -q '^verbose: R14 area 0x[0-9a-f]*, 4194304 bytes (R14 at 0x[0-9a-f]*)$' "$TMP/areas/run-0001.txt" ||
         { echo "no -verbose area line"; return 1; }
 }

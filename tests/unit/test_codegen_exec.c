@@ -567,7 +567,7 @@ NB_TEST(exec_verbose_dumps_every_measurement)
     char masked[1024];
     size_t n = 0;
     for (const char *p = host_text(&x.h); *p && n + 2 < sizeof(masked);) {
-        const char *run = strncmp(p, "verbose:     run ", 17) == 0 ? strstr(p + 17, ": ") : NULL;
+        const char *run = strncmp(p, "\trun ", 5) == 0 ? strstr(p + 5, ": ") : NULL;
         if (run) {
             size_t k = (size_t)(run + 2 - p);
             memcpy(masked + n, p, k);
@@ -579,14 +579,20 @@ NB_TEST(exec_verbose_dumps_every_measurement)
         }
     }
     masked[n] = 0;
-    CHECK_EQ_STR(masked, "verbose: base run, 3 copies, 2 measurements\n"
-                         "verbose:   RDTSC\n"
-                         "verbose:     run 0: #\n"
-                         "verbose:     run 1: #\n"
-                         "verbose: main run, 6 copies, 2 measurements\n"
-                         "verbose:   RDTSC\n"
-                         "verbose:     run 0: #\n"
-                         "verbose:     run 1: #\n");
+    /* nanoBench's layout: the base run's block, then the main run's. */
+    CHECK_EQ_STR(masked, "\n"
+                         "RDTSC results (unroll_count=3, loop_count=0):\n"
+                         "\n"
+                         "\t               Ctr0\n"
+                         "\trun 0: #\n"
+                         "\trun 1: #\n"
+                         "\n"
+                         "RDTSC results (unroll_count=6, loop_count=0):\n"
+                         "\n"
+                         "\t               Ctr0\n"
+                         "\trun 0: #\n"
+                         "\trun 1: #\n"
+                         "\n");
     env_free(&x);
 }
 

@@ -560,3 +560,134 @@ NB_TEST(results_rtm_always_abort_needs_no_tsx_force_abort)
         CHECK(x.h.writes[i].msr != MSR_TSX_FORCE_ABORT);
     rig_down(&x);
 }
+
+/*
+ * -verbose: nanoBench's blocks, each with its base run, then its main run
+ * (m2 - m1 of every measurement): RDTSC and the fixed counters, then a block
+ * per counter group; a group after the first leaves out RDTSC, whose result
+ * comes from the first. A verbose: line names each column. -basic_mode: the
+ * base run has no copies and no loop.
+ */
+NB_TEST(results_verbose_prints_nanobench_blocks)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 700;
+    hw.fixed_centi[1] = 350;
+    hw.fixed_centi[2] = 200;
+    x.bench.report = &x.r;
+    x.o.fixed_counters = true;
+    x.o.verbose = true;
+    x.o.basic_mode = true;
+    x.o.unroll_count = 10;
+    x.o.loop_count = 3;
+    x.o.n_measurements = 2;
+    x.o.warm_up_count = 0;
+    /* The fake counts per copy, not per loop round: 10 copies x 3 rounds give a third of each rate. */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n3C.00 CYCLES\n0E.01 UOPS\nA3.04 STALLS\nC4.00.CTR=0 BRANCHES\n"),
+                 "verbose: Ctr0 = RDTSC\n"
+                 "verbose: Ctr1 = Instructions retired\n"
+                 "verbose: Ctr2 = Core cycles\n"
+                 "verbose: Ctr3 = Reference cycles\n"
+                 "\n"
+                 "RDTSC and fixed-function counter results (unroll_count=0, loop_count=0):\n"
+                 "\n"
+                 "\t               Ctr0        Ctr1        Ctr2        Ctr3\n"
+                 "\trun 0:           17          17          17          17\n"
+                 "\trun 1:           17          17          17          17\n"
+                 "\n"
+                 "RDTSC and fixed-function counter results (unroll_count=10, loop_count=3):\n"
+                 "\n"
+                 "\t               Ctr0        Ctr1        Ctr2        Ctr3\n"
+                 "\trun 0:           37          87          52          37\n"
+                 "\trun 1:           37          87          52          37\n"
+                 "\n"
+                 "verbose: Ctr0 = INST\n"
+                 "verbose: Ctr1 = CYCLES\n"
+                 "verbose: Ctr2 = UOPS\n"
+                 "verbose: Ctr3 = BRANCHES\n"
+                 "\n"
+                 "Programmable counter results (unroll_count=0, loop_count=0):\n"
+                 "\n"
+                 "\t               Ctr0        Ctr1        Ctr2        Ctr3\n"
+                 "\trun 0:           17          17          17          17\n"
+                 "\trun 1:           17          17          17          17\n"
+                 "\n"
+                 "Programmable counter results (unroll_count=10, loop_count=3):\n"
+                 "\n"
+                 "\t               Ctr0        Ctr1        Ctr2        Ctr3\n"
+                 "\trun 0:           47          32          57          27\n"
+                 "\trun 1:           47          32          57          27\n"
+                 "\n"
+                 "verbose: Ctr0 = STALLS\n"
+                 "\n"
+                 "Programmable counter results (unroll_count=0, loop_count=0):\n"
+                 "\n"
+                 "\t               Ctr0\n"
+                 "\trun 0:           17\n"
+                 "\trun 1:           17\n"
+                 "\n"
+                 "Programmable counter results (unroll_count=10, loop_count=3):\n"
+                 "\n"
+                 "\t               Ctr0\n"
+                 "\trun 0:           19\n"
+                 "\trun 1:           19\n"
+                 "\n"
+                 "RDTSC: 0.67\nInstructions retired: 2.33\nCore cycles: 1.17\nReference cycles: 0.67\n"
+                 "INST: 1.00\nCYCLES: 0.50\nUOPS: 1.33\nSTALLS: 0.07\nBRANCHES: 0.33\n");
+    rig_down(&x);
+}
+
+/*
+ * AMD: MPERF and APERF are RDMSR reads but belong to the first block, under
+ * nanoBench's AMD title; an -msr_config event gets an "MSR results" block
+ * with its MSR only. More than 10 measurements widen the run numbers.
+ */
+NB_TEST(results_verbose_amd_fixed_and_msr_blocks)
+{
+    static const struct rate rates[] = { { 0x0C0, 0x00, 300 } };
+    struct rig x;
+    REQUIRE(rig_up(&x, true, rates, NB_ARRAY_SIZE(rates)));
+    hw.mperf_centi = 100;
+    hw.aperf_centi = 180;
+    host_msr_set(&x.h, 0x611, 0);
+    host_fs_add_text(&x.h, "nanobench/msr.txt", "msr_611 PKG_ENERGY\n");
+    x.bench.report = &x.r;
+    x.o.fixed_counters = true;
+    x.o.verbose = true;
+    x.o.msr_config_path = "msr.txt";
+    x.o.unroll_count = 10;
+    x.o.n_measurements = 11;
+    x.o.warm_up_count = 0;
+    char row_base[64], row_main[64], want[8192];
+    size_t n = 0;
+    n += (size_t)snprintf(want + n, sizeof(want) - n,
+                          "verbose: Ctr0 = RDTSC\nverbose: Ctr1 = MPERF\nverbose: Ctr2 = APERF\n");
+    static const char *const titles[] = { "RDTSC, MPERF, and APERF results", "Programmable counter results",
+                                          "MSR results" };
+    static const char *const heads[] = { "        Ctr0        Ctr1        Ctr2", "        Ctr0", "        Ctr0" };
+    static const char *const base[] = { "          37          27          35", "          47", "          35" };
+    static const char *const main_[] = { "          57          37          53", "          77", "          53" };
+    for (int b = 0; b < 3; b++) {
+        if (b == 1)
+            n += (size_t)snprintf(want + n, sizeof(want) - n, "verbose: Ctr0 = RETIRED_INSTRUCTIONS\n");
+        if (b == 2)
+            n += (size_t)snprintf(want + n, sizeof(want) - n, "verbose: Ctr0 = PKG_ENERGY\n");
+        for (int run = 0; run < 2; run++) {
+            n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s (unroll_count=%d, loop_count=0):\n\n"
+                                  "\t        %s\n", run ? "" : "\n", titles[b], run ? 20 : 10, heads[b]);
+            for (int i = 0; i < 11; i++) {
+                snprintf(row_base, sizeof(row_base), "\trun %2d: %s\n", i, base[b]);
+                snprintf(row_main, sizeof(row_main), "\trun %2d: %s\n", i, main_[b]);
+                n += (size_t)snprintf(want + n, sizeof(want) - n, "%s", run ? row_main : row_base);
+            }
+            n += (size_t)snprintf(want + n, sizeof(want) - n, "\n");
+        }
+        if (b == 1)
+            n += (size_t)snprintf(want + n, sizeof(want) - n,
+                                  "RDTSC: 2.00\nMPERF: 1.00\nAPERF: 1.80\nRETIRED_INSTRUCTIONS: 3.00\n");
+    }
+    snprintf(want + n, sizeof(want) - n, "PKG_ENERGY: 1.80\n");
+    CHECK_EQ_STR(measure(&x, "0C0.00 RETIRED_INSTRUCTIONS\n"), want);
+    rig_down(&x);
+}
