@@ -10,6 +10,24 @@ MICA_LIB_SRCS := $(filter-out tools/mica/nb_mica.c,$(wildcard tools/mica/*.c))
 MICA_LIBS     := -lZydis
 MICA_BIN      := build/host/nb_mica
 
-$(MICA_BIN): tools/mica/nb_mica.c $(MICA_LIB_SRCS) $(wildcard tools/mica/*.h) lib/nb_trace_format.h
+$(MICA_BIN): tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) $(wildcard tools/mica/*.h) \
+             lib/nb_trace_format.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c $(MICA_LIB_SRCS) $(MICA_LIBS)
+	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) \
+		$(MICA_LIBS)
+
+# The synthetic trace generator of the speed benchmark and the CLI test.
+MICA_GEN := build/bench/mica_gen_trace
+
+$(MICA_GEN): tests/bench/mica_gen_trace.c tests/unit/host_trace_writer.c tests/unit/host_trace_writer.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -o $@ tests/bench/mica_gen_trace.c tests/unit/host_trace_writer.c
+
+.PHONY: mica-bench mica-test
+
+mica-bench: $(MICA_BIN) $(MICA_GEN)
+	tests/bench/mica_speed.sh build/bench
+
+# nb_mica end to end on generated and damaged traces (tests/mica_cli_test.sh).
+mica-test: $(MICA_BIN) $(MICA_GEN)
+	tests/mica_cli_test.sh build/bench/mica_gen_trace build/host/nb_mica

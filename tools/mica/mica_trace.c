@@ -3,7 +3,6 @@
  */
 #include "mica_trace.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +159,7 @@ int mica_trace_next(struct mica_trace *t, struct mica_trace_insn *out)
         return fail_at(t, at, "unknown record tag 0x%02x", tag);
     if (t->n_read == 0 && !(tag & NB_TRACE_HAS_REGS))
         return fail_at(t, at, "the first record must carry every register");
-    int64_t delta;
+    int64_t delta = 0;
     if (sleb(t, &delta) < 0)
         return -1;
     t->rip += (uint64_t)delta;
@@ -217,37 +216,4 @@ void mica_trace_close(struct mica_trace *t)
     free(t->code);
     t->code = NULL;
     t->n_code = t->cap_code = 0;
-}
-
-int mica_trace_load(const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *b = malloc(cap);
-    for (;;) {
-        if (!b) {
-            fclose(f);
-            snprintf(err, errlen, "%s: out of memory", path);
-            return -1;
-        }
-        n += fread(b + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        cap *= 2;
-        b = realloc(b, cap);
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        snprintf(err, errlen, "%s: read error", path);
-        return -1;
-    }
-    *buf = b;
-    *size = n;
-    return 0;
 }

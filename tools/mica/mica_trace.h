@@ -58,7 +58,4 @@ int mica_trace_open(struct mica_trace *t, const char *name, const uint8_t *buf, 
 int mica_trace_next(struct mica_trace *t, struct mica_trace_insn *out);
 void mica_trace_close(struct mica_trace *t);
 
-/* Whole file into a malloc'ed buffer. 0, or -1 with a message. */
-int mica_trace_load(const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen);
-
 #endif
