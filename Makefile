@@ -33,12 +33,13 @@ deps:
 	@tools/install-deps.sh
 
 include boot/boot.mk
+include tools/mica/mica.mk
 include tests/unit/unit.mk
 include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN)
 
 $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)

@@ -14,6 +14,7 @@ PACKAGES=(
     mtools dosfstools gdisk         # FAT32 image without root or loop devices; sgdisk -v checks the GPT in tests
     libpfm4-dev                     # event tables for tools/configgen (make configs)
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
+    libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
     "$@"
 )
 

@@ -28,9 +28,10 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_OBJDIR  := $(FUZZ_BUILD)/obj
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra \
-                -Ilib -Ikernel -Ipmu -Itests/fuzz
+                -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
 
-FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios
+FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios \
+                fuzz_mica_trace fuzz_mica_itypes
 
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it
 # only the objects a target references (fuzz_options gets bench_options.o and
@@ -67,6 +68,17 @@ fuzz-deps:
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
 
+# The MICA host side (tools/mica/, from tools/mica/mica.mk) has its own
+# archive and needs Zydis; the more specific pattern wins for fuzz_mica_*.
+FUZZ_MICA_LIB := $(FUZZ_BUILD)/libnb_mica_fuzz.a
+
+$(FUZZ_BUILD)/fuzz_mica_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_mica_%.o $(FUZZ_MICA_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ $(MICA_LIBS)
+
+$(FUZZ_MICA_LIB): $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(MICA_LIB_SRCS))
+	rm -f $@
+	$(FUZZ_AR) rcs $@ $^
+
 $(FUZZ_LIB): $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(FUZZ_LIB_SRCS))
 	rm -f $@
 	$(FUZZ_AR) rcs $@ $^
@@ -75,7 +87,7 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
--include $(wildcard $(FUZZ_OBJDIR)/*/*.d $(FUZZ_OBJDIR)/*/*/*.d)
+-include $(wildcard $(FUZZ_OBJDIR)/*/*.d $(FUZZ_OBJDIR)/*/*/*.d $(FUZZ_OBJDIR)/*/*/*/*.d)
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)

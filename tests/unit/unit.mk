@@ -15,14 +15,15 @@ UNIT_BUILD   := build/host
 UNIT_OBJDIR  := $(UNIT_BUILD)/unit
 UNIT_BIN     := $(UNIT_BUILD)/unit_tests
 # The suite compiler's assembler front end (tools/) is host code tested here too.
-UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/host_file.c
+UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/host_file.c \
+                  $(MICA_LIB_SRCS)
 UNIT_SRCS    := $(wildcard tests/unit/*.c) $(wildcard lib/*.c) $(wildcard kernel/*.c) $(wildcard pmu/*.c) \
                 $(UNIT_TOOL_SRCS)
 UNIT_OBJS    := $(patsubst %.c,$(UNIT_OBJDIR)/%.o,$(UNIT_SRCS))
 # -fno-sanitize-recover: a sanitizer report fails the test instead of scrolling by.
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer \
-                -Ilib -Ikernel -Ipmu -Itools -Itests/unit -MMD -MP
+                -Ilib -Ikernel -Ipmu -Itools -Itools/mica -Itests/unit -MMD -MP
 
 .PHONY: unit-test unit-build unit-clean
 
@@ -32,7 +33,7 @@ unit-test: $(UNIT_BIN)
 unit-build: $(UNIT_BIN)
 
 $(UNIT_BIN): $(UNIT_OBJS)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(UNIT_OBJS)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(UNIT_OBJS) $(MICA_LIBS)
 
 $(UNIT_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,0 +1,298 @@
+/*
+ * nb_mica.c — MICA on single-step traces (lib/nb_trace_format.h): decodes
+ * every trace given (or every *.trace of a results folder) and runs the
+ * analyses of ../shared/MICA-SPEC.md.
+ *
+ * usage: nb_mica TRACE...|RESULTS_DIR [options]
+ *   -mica LIST                 all (default) or a comma list of itypes, ilp, ilp_one,
+ *                              reg, stride, memfootprint, memstackdist,
+ *                              fullmemstackdist, ppm
+ *   -mica_interval S           intervals of S instructions (default: the whole trace)
+ *   -mica_ilp_size W           window of ilp_one
+ *   -mica_block_size K         2^K-byte blocks (default 6)
+ *   -mica_page_size K          2^K-byte pages (default 12)
+ *   -mica_itypes FILE          itypes groups in MICA's spec-file format
+ *   -mica_max_instructions N   refuse longer traces (default 10,000,000; 0 = no limit)
+ *   -o DIR                     where outputs go (default: the trace's folder)
+ *   -q                         no report on stdout
+ *
+ * For run-NNNN-<benchmark>.trace it prints the report under "<benchmark>:",
+ * appends CSV rows to DIR/run-NNNN-mica.csv and writes MICA's own files to
+ * DIR/run-NNNN-mica/<benchmark>/ (other names: DIR/mica.csv, DIR/mica/<name>/).
+ * A bad trace is reported and the others are still analysed. Exit status:
+ * 0, 1 when a trace could not be analysed, 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "host_file.h"
+#include "mica_analyze.h"
+#include "mica_itypes.h"
+#include "mica_output.h"
+#include "mica_run.h"
+
+struct settings {
+    struct mica_options opt;
+    uint64_t max_instructions;
+    const char *out_dir;
+    bool quiet;
+};
+
+/* CSV files already started in this invocation (later traces append). */
+static char **csv_started;
+static size_t n_csv_started;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: nb_mica TRACE...|RESULTS_DIR [-mica LIST] [-mica_interval S] "
+                    "[-mica_ilp_size W]\n              [-mica_block_size K] [-mica_page_size K] "
+                    "[-mica_itypes FILE]\n              [-mica_max_instructions N] [-o DIR] [-q]\n");
+    return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+    char *e;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    *v = strtoull(s, &e, 10);
+    return *e == 0 && errno == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds path, or every *.trace in it when it is a folder (sorted by name). */
+static int add_input(const char *path, char ***list, size_t *n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "nb_mica: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t first = *n;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d) {
+            fprintf(stderr, "nb_mica: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (len > 6 && strcmp(e->d_name + len - 6, ".trace") == 0) {
+                *list = realloc(*list, (*n + 1) * sizeof(**list));
+                (*list)[(*n)++] = host_path_join(path, e->d_name);
+            }
+        }
+        closedir(d);
+        if (*n == first) {
+            fprintf(stderr, "nb_mica: %s: no *.trace files in this folder\n", path);
+            return -1;
+        }
+        qsort(*list + first, *n - first, sizeof(**list), cmp_str);
+    } else {
+        *list = realloc(*list, (*n + 1) * sizeof(**list));
+        (*list)[(*n)++] = strdup(path);
+    }
+    return 0;
+}
+
+/* "run-0003-loop.trace" -> run "run-0003", bench "loop"; other names: run "", bench = stem. */
+static void split_name(const char *path, char *run, size_t runlen, char *bench, size_t benchlen)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 6 && strcmp(base + len - 6, ".trace") == 0)
+        len -= 6;
+    run[0] = 0;
+    size_t skip = 0;
+    if (len > 9 && strncmp(base, "run-", 4) == 0) {
+        size_t d = 4;
+        while (d < len && base[d] >= '0' && base[d] <= '9')
+            d++;
+        if (d > 4 && d < len && base[d] == '-') {
+            snprintf(run, runlen, "%.*s", (int)d, base);
+            skip = d + 1;
+        }
+    }
+    snprintf(bench, benchlen, "%.*s", (int)(len - skip), base + skip);
+}
+
+static FILE *open_csv(const char *path)
+{
+    for (size_t i = 0; i < n_csv_started; i++)
+        if (strcmp(csv_started[i], path) == 0)
+            return fopen(path, "a");
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "benchmark,event,value\n");
+        csv_started = realloc(csv_started, (n_csv_started + 1) * sizeof(*csv_started));
+        csv_started[n_csv_started++] = strdup(path);
+    }
+    return f;
+}
+
+static int analyse(const char *path, const struct settings *s)
+{
+    char run[64], bench[256], err[512];
+    split_name(path, run, sizeof(run), bench, sizeof(bench));
+    size_t size;
+    uint8_t *buf = (uint8_t *)host_read_file(path, &size);
+    if (!buf) {
+        fprintf(stderr, "nb_mica: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    /* With intervals, a second run gives the whole-trace numbers the CSV also has. */
+    struct mica_options whole = s->opt;
+    whole.interval = 0;
+    struct mica_run *runs[2] = { mica_run_new(&whole), NULL };
+    if (s->opt.interval)
+        runs[1] = mica_run_new(&s->opt);
+    struct mica_trace_header h;
+    int rc = mica_analyze(path, buf, size, runs, s->opt.interval ? 2 : 1, s->max_instructions, &h,
+                          err, sizeof(err));
+    free(buf);
+    if (!s->quiet)
+        printf("%s:\n", bench);
+    if (rc < 0) {
+        fprintf(stderr, "nb_mica: %s\n", err);
+        if (!s->quiet)
+            printf("  error: %s\n", err);
+        goto out;
+    }
+    if (!s->quiet) {
+        if (h.end_reason == NB_TRACE_END_FAULT)
+            printf("  (the traced code stopped on exception vector %u; the trace up to it is "
+                   "analysed)\n", h.vector);
+        mica_report(stdout, runs[0]);
+    }
+    char *dir = s->out_dir ? strdup(s->out_dir) : host_dirname(path);
+    char csv_path[4096], files_dir[4096];
+    if (host_make_dirs(dir) != 0) {
+        fprintf(stderr, "nb_mica: %s: %s\n", dir, strerror(errno));
+        free(dir);
+        rc = -1;
+        goto out;
+    }
+    snprintf(csv_path, sizeof(csv_path), "%s/%s%smica.csv", dir, run, run[0] ? "-" : "");
+    snprintf(files_dir, sizeof(files_dir), "%s/%s%smica/%s", dir, run, run[0] ? "-" : "", bench);
+    free(dir);
+    FILE *f = open_csv(csv_path);
+    if (!f) {
+        fprintf(stderr, "nb_mica: %s: %s\n", csv_path, strerror(errno));
+        rc = -1;
+        goto out;
+    }
+    mica_csv_rows(f, bench, runs[0], runs[1]);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "nb_mica: %s: %s\n", csv_path, strerror(errno));
+        rc = -1;
+        goto out;
+    }
+    if (host_make_dirs(files_dir) != 0) {
+        fprintf(stderr, "nb_mica: %s: %s\n", files_dir, strerror(errno));
+        rc = -1;
+        goto out;
+    }
+    if (mica_write_files(files_dir, runs[1] ? runs[1] : runs[0], err, sizeof(err)) != 0) {
+        fprintf(stderr, "nb_mica: %s\n", err);
+        rc = -1;
+    }
+out:
+    mica_run_free(runs[0]);
+    mica_run_free(runs[1]);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = { .max_instructions = 10000000 };
+    struct mica_itypes_spec *spec = NULL;
+    char **inputs = NULL, err[512];
+    size_t n_inputs = 0;
+    const char *list = "all";
+    mica_options_default(&s.opt);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t x;
+        if (a[0] != '-') {
+            if (add_input(a, &inputs, &n_inputs) < 0)
+                return 2;
+            continue;
+        }
+        if (strcmp(a, "-q") == 0) {
+            s.quiet = true;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "nb_mica: %s needs a value\n", a);
+            return usage();
+        }
+        i++;
+        if (strcmp(a, "-mica") == 0) {
+            list = v;
+        } else if (strcmp(a, "-o") == 0) {
+            s.out_dir = v;
+        } else if (strcmp(a, "-mica_itypes") == 0) {
+            size_t len;
+            char *text = host_read_file(v, &len);
+            if (!text) {
+                fprintf(stderr, "nb_mica: %s: %s\n", v, strerror(errno));
+                return 2;
+            }
+            int rc = mica_itypes_spec_parse(text, len, v, &spec, err, sizeof(err));
+            free(text);
+            if (rc != 0) {
+                fprintf(stderr, "nb_mica: %s\n", err);
+                return 2;
+            }
+            s.opt.itypes = spec;
+        } else if (!parse_u64(v, &x)) {
+            fprintf(stderr, "nb_mica: %s %s: not a number\n", a, v);
+            return 2;
+        } else if (strcmp(a, "-mica_interval") == 0) {
+            if (x == 0) {
+                fprintf(stderr, "nb_mica: -mica_interval 0: give a positive size\n");
+                return 2;
+            }
+            s.opt.interval = x;
+        } else if (strcmp(a, "-mica_ilp_size") == 0) {
+            s.opt.ilp_size = (unsigned)(x > 1000000 ? 1000000 : x);
+        } else if (strcmp(a, "-mica_block_size") == 0) {
+            s.opt.block_bits = (unsigned)(x > 64 ? 64 : x);
+        } else if (strcmp(a, "-mica_page_size") == 0) {
+            s.opt.page_bits = (unsigned)(x > 64 ? 64 : x);
+        } else if (strcmp(a, "-mica_max_instructions") == 0) {
+            s.max_instructions = x;
+        } else {
+            fprintf(stderr, "nb_mica: unknown option %s\n", a);
+            return usage();
+        }
+    }
+    if (n_inputs == 0)
+        return usage();
+    if (mica_options_set_list(&s.opt, list, err, sizeof(err)) != 0 ||
+        mica_options_check(&s.opt, err, sizeof(err)) != 0) {
+        fprintf(stderr, "nb_mica: %s\n", err);
+        return 2;
+    }
+    int status = 0;
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (analyse(inputs[i], &s) < 0)
+            status = 1;
+        free(inputs[i]);
+    }
+    free(inputs);
+    mica_itypes_spec_free(spec);
+    return status;
+}
