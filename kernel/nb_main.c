@@ -21,7 +21,7 @@
 #include "nb_version.h"
 #include "platform_report.h"
 #include "suite.h"
-#include "mica_run.h"
+#include "bench_mica.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
 #include "xsave_state.h"
@@ -225,7 +225,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     counters_measure(counters, &s->bench, o, code, &s->report);
     if (o->mica)
-        mica_run(&s->report, &s->bench, o, code, e->name);
+        bench_mica_run(&s->report, &s->bench, o, code, e->name);
     s->bench_pmu_usable = counters->usable;
     nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
@@ -280,7 +280,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             if (o.mica && o.cpu < 0)
-                mica_run(&s->report, &s->bench, &o, &code, e->name);
+                bench_mica_run(&s->report, &s->bench, &o, &code, e->name);
             free_code(s, &code, sizes);
         }
         struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,

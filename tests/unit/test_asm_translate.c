@@ -82,14 +82,21 @@ static char *nasm_messages(const char *text)
     fprintf(f, "bits 64\ndefault rel\n%%line 0+1 t\n%s", out);
     fclose(f);
     free(out);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "nasm -f bin -o /dev/null %s 2>&1", path);
+    /*
+     * Its own output file: nasm deletes the output after an error, and as
+     * root it would delete /dev/null itself.
+     */
+    char cmd[192];
+    snprintf(cmd, sizeof(cmd), "nasm -f bin -o %s.bin %s 2>&1", path, path);
     FILE *p = popen(cmd, "r");
     char *msg = calloc(1, 4096);
     size_t n = fread(msg, 1, 4095, p);
     msg[n] = '\0';
     pclose(p);
     unlink(path);
+    char bin[sizeof(path) + 4];
+    snprintf(bin, sizeof(bin), "%s.bin", path);
+    unlink(bin);
     return msg;
 }
 

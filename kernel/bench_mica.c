@@ -1,7 +1,7 @@
 /*
- * mica_run.c — trace a benchmark and write its trace file (see mica_run.h).
+ * bench_mica.c — trace a benchmark and write its trace file (see bench_mica.h).
  */
-#include "mica_run.h"
+#include "bench_mica.h"
 #include "nb_crc32.h"
 #include "nb_text.h"
 
@@ -82,7 +82,7 @@ static void report_stop(struct report *r, const struct mica_capture *cap, const 
     }
 }
 
-void mica_run(struct report *r, struct bench_context *c, const struct bench_options *o,
+void bench_mica_run(struct report *r, struct bench_context *c, const struct bench_options *o,
               const struct bench_code *code, const char *name)
 {
     const struct nb_platform *p = c->p;
