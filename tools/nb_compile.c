@@ -43,8 +43,10 @@ struct bench {
     bool has_code[PART_COUNT];
     char *config;      /* contents of the -config file */
     size_t config_len;
+    const char *config_file; /* its path as opened, for messages */
     char *msr_config;  /* contents of the -msr_config file */
     size_t msr_config_len;
+    const char *msr_config_file;
 };
 
 struct input_file;
@@ -217,7 +219,7 @@ static bool from_command_line(const struct compile *c, const char *text)
  * it; a command-line file's error names no benchmark.
  */
 static char *read_input(struct compile *c, struct bench *b, const char *option, const char *file,
-                        size_t *len)
+                        size_t *len, const char **opened)
 {
     bool command_line = from_command_line(c, file);
     char *path = command_line ? host_path_join(NULL, file) : host_path_join(c->suite_dir, file);
@@ -225,6 +227,8 @@ static char *read_input(struct compile *c, struct bench *b, const char *option, 
         if (strcmp(c->inputs[i].path, path) == 0) {
             free(path);
             *len = c->inputs[i].len;
+            if (opened)
+                *opened = c->inputs[i].path;
             b->ok &= c->inputs[i].data != NULL;
             return c->inputs[i].data;
         }
@@ -244,6 +248,8 @@ static char *read_input(struct compile *c, struct bench *b, const char *option, 
     c->inputs = bigger;
     c->inputs[c->n_inputs++] = in;
     *len = in.len;
+    if (opened)
+        *opened = in.path;
     return in.data;
 }
 
@@ -253,7 +259,8 @@ static void load_code_files(struct compile *c, struct bench *b)
         if (!b->o.code_path[part])
             continue;
         size_t size;
-        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size);
+        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size,
+                                NULL);
         if (data) {
             b->code[part] = (uint8_t *)data;
             b->code_len[part] = size;
@@ -263,15 +270,16 @@ static void load_code_files(struct compile *c, struct bench *b)
 }
 
 static char *read_option_file(struct compile *c, struct bench *b, const char *option,
-                              const char *file, size_t *len)
+                              const char *file, size_t *len, const char **opened)
 {
-    return file ? read_input(c, b, option, file, len) : NULL;
+    return file ? read_input(c, b, option, file, len, opened) : NULL;
 }
 
 static void load_config_files(struct compile *c, struct bench *b)
 {
-    b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len);
-    b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len);
+    b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len, &b->config_file);
+    b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len,
+                                     &b->msr_config_file);
 }
 
 /* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
@@ -493,6 +501,21 @@ static void check_image_path(const char *image)
     free(dir);
 }
 
+/* -plan: every benchmark, for the processor of -plan_cpu; nothing is built. */
+static int plan(struct compile *c)
+{
+    struct plan_bench *pb = calloc(c->n + 1, sizeof(*pb));
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench *b = &c->benches[i];
+        pb[i] = (struct plan_bench){ c->cli.suite_path ? b->name : NULL, &b->o, b->config,
+                                     b->config_len, b->config_file, b->msr_config,
+                                     b->msr_config_len, b->msr_config_file };
+    }
+    int st = nb_plan(&c->cli, c->cli.suite_path, pb, c->n);
+    free(pb);
+    return st == 0 ? write_plan_env(c) : 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
@@ -527,12 +550,8 @@ int main(int argc, char **argv)
             load_config_files(&c, &c.benches[i]);
         }
     }
-    if (c.cli.plan || c.cli.plan_cpu) {
-        if (c.errors)
-            return 2;
-        return nb_plan(&c.cli, c.benches[0].config, c.benches[0].config_len,
-                       c.benches[0].o.config_path) == 0 ? write_plan_env(&c) : 2;
-    }
+    if (c.cli.plan || c.cli.plan_cpu)
+        return c.errors ? 2 : plan(&c);
     assemble(&c);
     if (c.errors) {
         fprintf(stderr, "nanobench: %d error%s; nothing was run\n", c.errors, c.errors == 1 ? "" : "s");

@@ -644,6 +644,92 @@ TABLE
     done
 }
 
+# -plan of a suite: one heading per benchmark, each with its own config,
+# -fixed_counters and -msr_config; the MSR config's writes follow the counter
+# groups, in the image's order (kernel/bench_counters.c measure_msr_events:
+# per MSR event its writes in line order, the run, then each MSR back to the
+# value read before it, last first). Values: IA32_PERFEVTSELx = event |
+# umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.
+test_plan_suite() {
+    mkdir -p "$TMP/plan_suite"
+    printf 'C0.00 INST\n' > "$TMP/plan_suite/a.cfg"
+    printf '0E.01 UOPS\n' > "$TMP/plan_suite/b.cfg"
+    printf '# uncore\nmsr_0xE01=0x20000000.msr_700=0x408F34 msr_706 LLC_LOOKUP\n\nmsr_611 PKG_ENERGY\n' > "$TMP/plan_suite/u.msr"
+    printf 'a: -asm "nop" -config a.cfg\nb: -asm "nop" -config b.cfg -msr_config u.msr\n' > "$TMP/plan_suite/s.suite"
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x55:2 -suite "$TMP/plan_suite/s.suite") || return 1
+    expect_eq "suite plan" "# plan for intel:6:0x55:2: intel, suite $TMP/plan_suite/s.suite
+# cpu: Skylake-X (intel family 0x6 model 0x55)
+# pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
+[a]
+# config $TMP/plan_suite/a.cfg
+group 1: INST@PMC0
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4300c0
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1
+[b]
+# config $TMP/plan_suite/b.cfg
+group 1: UOPS@PMC0
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x43010e
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1
+# msr_config $TMP/plan_suite/u.msr
+msr 1: LLC_LOOKUP (line 2) rdmsr 0x706
+wrmsr 0xe01 0x20000000
+wrmsr 0x700 0x408f34
+wrmsr 0x700 (the value read before)
+wrmsr 0xe01 (the value read before)
+msr 2: PKG_ENERGY (line 4) rdmsr 0x611" "$out" || return 1
+    # One benchmark from the command line: the MSR writes follow its groups.
+    out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan_suite/a.cfg" \
+        -msr_config "$TMP/plan_suite/u.msr" | sed -n '1p;/^# msr_config/,$p') || return 1
+    expect_eq "single plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan_suite/a.cfg
+# msr_config $TMP/plan_suite/u.msr
+msr 1: LLC_LOOKUP (line 2) rdmsr 0x706
+wrmsr 0xe01 0x20000000
+wrmsr 0x700 0x408f34
+wrmsr 0x700 (the value read before)
+wrmsr 0xe01 (the value read before)
+msr 2: PKG_ENERGY (line 4) rdmsr 0x611" "$out" || return 1
+    # -no_mem with -fixed_counters: RDTSC and 3 fixed counters leave 2 of R8..R13 per group.
+    printf 'C0.00 A\n0E.01 B\nC2.01 C\nC4.00 D\n' > "$TMP/plan_suite/nomem.cfg"
+    out=$($NB -plan -plan_cpu intel:6:0x55 -config "$TMP/plan_suite/nomem.cfg" -no_mem -fixed_counters | grep '^group') || return 1
+    expect_eq "-no_mem plan" "group 1: A@PMC0 B@PMC1
+group 2: C@PMC0 D@PMC1" "$out"
+}
+
+# -plan_cpu of a processor the image would refuse: the image's own reason
+# (pmu/pmu_detect.c), no writes, exit status 2. Pentium M has no CPUID leaf
+# 0AH, Core Duo only architectural perfmon version 1, Pentium 4 (NetBurst,
+# family 0FH) no leaf 0AH, AMD before family 17H is refused by family.
+test_plan_refused_cpus() {
+    local spec why err rc
+    while IFS='|' read -r spec why; do
+        err=$($NB -plan -plan_cpu "$spec" 2>&1 >/dev/null)
+        rc=$?
+        expect_eq "-plan_cpu $spec status" 2 "$rc" || return 1
+        expect_eq "-plan_cpu $spec" "nanobench: -plan_cpu '$spec': $why" "$err" || return 1
+    done <<'TABLE'
+intel:6:0xd|the image would find no usable PMU (CPUID has no leaf 0AH (max leaf 0x2)) and measure RDTSC only
+intel:6:0xe|the image would find no usable PMU (CPUID.0AH reports architectural perfmon version 1 with 2 counters (version 2 or later needed)) and measure RDTSC only
+intel:0xf:0x4|the image would find no usable PMU (CPUID has no leaf 0AH (max leaf 0x5)) and measure RDTSC only
+amd:0xf:0x41|the image would find no usable PMU (AMD family 0xf is older than family 17h (Zen), which this tool supports) and measure RDTSC only
+intel:6:0x97|a hybrid model: add the core type, :p (P-core) or :e (E-core)
+intel:6:0x55:p|not a hybrid model: :p / :e apply to hybrid models only
+TABLE
+    # A later Intel family with architectural perfmon is planned like an unknown model.
+    $NB -plan -plan_cpu intel:0x13:0x1:8 -config "$TMP/plan.cfg" >/dev/null 2>"$TMP/family.err" ||
+        { echo "intel family 0x13 refused: $(cat "$TMP/family.err")"; return 1; }
+}
+
 # Exceptions in benchmark code become error lines (vector, error code, part,
 # offset, copy, run) and the next benchmark still measures exactly.
 test_faults() {
@@ -840,6 +926,8 @@ run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
 run_test vector_suite test_vector_suite
 run_test plan test_plan
+run_test plan_suite test_plan_suite
+run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
