@@ -120,15 +120,10 @@ static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_
         row->model = model;     /* the table row may cover a range */
         row->model_last = 0;
     } else if (row->vendor == VENDOR_INTEL) {
-        if (row->family != 6) {
-            snprintf(msg, sizeof(msg),
-                     "intel family 0x%x: no processor of that family with architectural perfmon "
-                     "version 2 is known; the image would measure RDTSC only", row->family);
-            return bad_spec(spec, msg);
-        }
+        /* Families after 0FH (e.g. 13H) have architectural perfmon like family 6. */
         *row = (struct pmu_model){ .name = "unknown model (generic perfmon v4)", .vendor = VENDOR_INTEL,
-                                   .family = 6, .model = row->model, .version = 4, .gp_width = 48,
-                                   .n_fixed = 3, .fixed_width = 48 };
+                                   .family = row->family, .model = row->model, .version = 4,
+                                   .gp_width = 48, .n_fixed = 3, .fixed_width = 48 };
     } else {
         uint32_t family = row->family, model = row->model;
         *row = (struct pmu_model){ .name = "unknown model (generic)", .vendor = VENDOR_AMD,
