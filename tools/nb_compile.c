@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_options.h"
+#include "config_check.h"
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
@@ -198,6 +199,7 @@ struct input_file {
     char *path; /* as opened: relative to the current folder or absolute */
     char *data; /* NULL: it could not be read (already reported) */
     size_t len;
+    bool checked; /* its contents were checked as a config (check_config_file) */
 };
 
 /*
@@ -233,7 +235,7 @@ static char *read_input(struct compile *c, struct bench *b, const char *option, 
             return c->inputs[i].data;
         }
     }
-    struct input_file in = { path, NULL, 0 };
+    struct input_file in = { path, NULL, 0, false };
     in.data = host_read_file(path, &in.len);
     if (!in.data) {
         error_at(c, command_line ? NULL : b, "option %s: cannot read %s: %s", option, path,
@@ -275,11 +277,31 @@ static char *read_option_file(struct compile *c, struct bench *b, const char *op
     return file ? read_input(c, b, option, file, len, opened) : NULL;
 }
 
+/*
+ * The contents of a -config or -msr_config file, checked once however many
+ * benchmarks name it; every problem names the user's file and line.
+ */
+static void check_config_file(struct compile *c, const char *path, bool msr)
+{
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        struct input_file *in = &c->inputs[i];
+        if (in->path != path || in->checked || !in->data)
+            continue;
+        in->checked = true;
+        c->errors += msr ? config_check_msr(in->data, in->len, in->path)
+                         : config_check_events(in->data, in->len, in->path);
+    }
+}
+
 static void load_config_files(struct compile *c, struct bench *b)
 {
     b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len, &b->config_file);
     b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len,
                                      &b->msr_config_file);
+    if (b->config)
+        check_config_file(c, b->config_file, false);
+    if (b->msr_config)
+        check_config_file(c, b->msr_config_file, true);
 }
 
 /* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
