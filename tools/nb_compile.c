@@ -32,6 +32,13 @@
 #include <unistd.h>
 
 #define SINGLE_NAME "benchmark"
+/*
+ * The highest processor QEMU's q35 machine boots as the CLI starts it: 255
+ * processors, APIC IDs 0..254 (from 256 QEMU wants x2APIC with interrupt
+ * remapping: "current -smp configuration requires kernel irqchip and X2APIC
+ * API support"; its q35 limit, 288, is never reached).
+ */
+#define QEMU_MAX_CPU 254
 
 struct bench {
     const char *name;
@@ -574,6 +581,17 @@ int main(int argc, char **argv)
     }
     if (c.cli.plan || c.cli.plan_cpu)
         return c.errors ? 2 : plan(&c);
+    /* A stick image may name any processor; QEMU has at most QEMU_MAX_CPU + 1. */
+    for (size_t i = 0; !c.cli.image_path && i < c.n; i++) {
+        struct bench *b = &c.benches[i];
+        if (b->ok && b->o.cpu > QEMU_MAX_CPU) {
+            error_at(&c, b, "option -cpu %lld: QEMU's q35 machine boots at most %d processors 0..%d "
+                     "(beyond APIC ID %d it needs x2APIC interrupt remapping); -image FILE writes "
+                     "an image for a machine that has it", (long long)b->o.cpu, QEMU_MAX_CPU + 1,
+                     QEMU_MAX_CPU, QEMU_MAX_CPU);
+            b->ok = false;
+        }
+    }
     assemble(&c);
     if (c.errors) {
         fprintf(stderr, "nanobench: %d error%s; nothing was run\n", c.errors, c.errors == 1 ? "" : "s");

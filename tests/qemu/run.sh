@@ -565,6 +565,36 @@ test_cpu_option() {
     expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
 }
 
+# -cpu beyond what QEMU can boot (q35: 255 processors without x2APIC
+# interrupt remapping, "current -smp configuration requires kernel irqchip
+# and X2APIC API support" from -smp 256) is refused before a boot; an image
+# for a real machine may name any processor, and the highest -cpu QEMU can
+# give gets exactly the processors it needs.
+test_cli_cpu_beyond_qemu() {
+    local m="processors 0..254 (beyond APIC ID 254 it needs x2APIC interrupt remapping); -image FILE writes an image for a machine that has it"
+    expect_cli_error cpu_255 "nanobench: option -cpu 255: QEMU's q35 machine boots at most 255 $m" -asm nop -cpu 255 &&
+    printf 'a: -asm nop\nbig: -asm nop -cpu 1000\n' > "$TMP/bigcpu.suite" &&
+    expect_cli_error cpu_suite "nanobench: benchmark 'big' ($TMP/bigcpu.suite:2): option -cpu 1000: QEMU's q35 machine boots at most 255 $m" \
+        -suite "$TMP/bigcpu.suite" || return 1
+    $NB -suite "$TMP/bigcpu.suite" -image "$TMP/bigcpu.img" >/dev/null 2>&1 || { echo "-image refused -cpu 1000"; return 1; }
+    build/host/nb_compile "$TMP/cpu254" -asm nop -cpu 254 -icount 4 >/dev/null 2>&1 || { echo "-cpu 254 refused"; return 1; }
+    expect_eq "-cpu 254 processors" "NB_SMP=255" "$(grep '^NB_SMP=' "$TMP/cpu254/cli.env")" || return 1
+    # Many processors under -icount: a notice of the slow boot (about 1 s per
+    # processor, README "Other processors") and a time limit that grows with
+    # them (300 s + 2 s per processor), seen by a stand-in for QEMU.
+    cat >"$TMP/qemu-args" <<'SH'
+#!/bin/sh
+echo "$QEMU_TIMEOUT $*" > "$(dirname "$0")/qemu-args.out"
+exit 1
+SH
+    chmod +x "$TMP/qemu-args"
+    local err
+    err=$(QEMU=$TMP/qemu-args $NB -asm nop -cpu 40 -icount 4 -results "$TMP/many" 2>&1 >/dev/null)
+    grep -qxF "nanobench: QEMU boots 41 processors for -cpu 40; under TCG with -icount each adds about 1 s to the boot" <<<"$err" ||
+        { echo "no notice in: $err"; return 1; }
+    expect_eq "time limit and -smp" "382 -smp 41" "$(grep -o '^[0-9]* \|-smp [0-9]*' "$TMP/qemu-args.out" | tr -d '\n')"
+}
+
 # tools/nanobench -selftest: configs/selftest.suite under QEMU -icount 4. The
 # image decides every check itself: RDTSC is exactly 16.00 per instruction
 # (one instruction per copy, 2^4 ticks each), the counter checks are SKIPPED
@@ -963,6 +993,7 @@ run_test area_sizes test_area_sizes
 run_test latency_suite test_latency_suite
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
+run_test cli_cpu_beyond_qemu test_cli_cpu_beyond_qemu
 run_test vector_suite test_vector_suite
 run_test plan test_plan
 run_test plan_suite test_plan_suite
