@@ -794,7 +794,8 @@ intel:6:0x97|a hybrid model: add the core type, :p (P-core) or :e (E-core)
 intel:6:0x55:p|not a hybrid model: :p / :e apply to hybrid models only
 TABLE
     # A later Intel family with architectural perfmon is planned like an unknown model.
-    $NB -plan -plan_cpu intel:0x13:0x1:8 -config "$TMP/plan.cfg" >/dev/null 2>"$TMP/family.err" ||
+    printf 'C0.00 INST\n' > "$TMP/family.cfg"
+    $NB -plan -plan_cpu intel:0x13:0x1:8 -config "$TMP/family.cfg" >/dev/null 2>"$TMP/family.err" ||
         { echo "intel family 0x13 refused: $(cat "$TMP/family.err")"; return 1; }
 }
 
