@@ -20,7 +20,8 @@ SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/ben
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c \
-                 tools/host_file.c tools/suite_writer.c tools/nb_plan.c $(SHARED_SRCS)
+                 tools/host_file.c tools/suite_writer.c tools/nb_plan.c tools/config_check.c \
+                 $(SHARED_SRCS)
 
 DEFAULT_SUITE := configs/default.suite
 IMAGE := images/nanobench.img

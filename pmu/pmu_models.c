@@ -71,7 +71,28 @@
     { .name = n, .vendor = VENDOR_AMD, .family = fam, .model = first, .model_last = last,          \
       .n_gp = 6, .gp_width = 48, .amd_ext_core = true, .amd_perfmon_v2 = v2 }
 
+/*
+ * Intel processors the image refuses, so that -plan_cpu gives the image's own
+ * reason for them. Highest basic CPUID leaf (SDM vol. 2A, CPUID, "Highest
+ * CPUID Source Operand for Intel 64 and IA-32 Processors"): 1 on the Pentium
+ * (family 5), 2 on the P6 family, Pentium M and the first Pentium 4s, 5 on
+ * the 90 nm Pentium 4 (Prescott), 6 on the 65 nm Pentium 4 (Cedar Mill):
+ * none has leaf 0AH. The Core Solo/Duo (Yonah) has leaf 0AH with
+ * architectural perfmon version 1, two 40-bit counters and no fixed counters
+ * (SDM vol. 3B 20.2.1; fixed counters arrived with version 2).
+ */
+#define BEFORE_0AH(n, fam, first, last, leaf)                                                      \
+    { .name = n, .vendor = VENDOR_INTEL, .family = fam, .model = first, .model_last = last,        \
+      .max_leaf = leaf }
+
 static const struct pmu_model MODELS[] = {
+    BEFORE_0AH("Pentium", 5, 0x00, 0x0F, 1),
+    BEFORE_0AH("Pentium Pro/II/III", 6, 0x00, 0x08, 2), BEFORE_0AH("Pentium III", 6, 0x0A, 0x0B, 2),
+    BEFORE_0AH("Pentium M", 6, 0x09, 0, 2), BEFORE_0AH("Pentium M", 6, 0x0D, 0, 2),
+    { .name = "Core Solo/Duo", .vendor = VENDOR_INTEL, .family = 6, .model = 0x0E,
+      .max_leaf = CPUID_LEAF_PERFMON, .version = 1, .n_gp = 2, .gp_width = 40 },
+    BEFORE_0AH("Pentium 4", 0xF, 0x00, 0x02, 2), BEFORE_0AH("Pentium 4", 0xF, 0x03, 0x04, 5),
+    BEFORE_0AH("Pentium 4", 0xF, 0x06, 0, 6),
     CORE2(0x0F), CORE2(0x16), CORE2(0x17), CORE2(0x1D),
     BONNELL(0x1C), BONNELL(0x26), BONNELL(0x27), BONNELL(0x35), BONNELL(0x36),
     NEHALEM("Nehalem", 0x1A), NEHALEM("Nehalem", 0x1E), NEHALEM("Nehalem", 0x1F),
@@ -139,11 +160,14 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
     unsigned n_gp = m->n_gp;
     bool intel = m->vendor == VENDOR_INTEL;
     r[0] = r[1] = r[2] = r[3] = 0;
+    if (intel && m->max_leaf && leaf > m->max_leaf && leaf < CPUID_LEAF_EXT_MAX)
+        return;
     switch (leaf) {
     case CPUID_LEAF_VENDOR: {
         const char *v = intel ? "GenuineIntel" : "AuthenticAMD";
         /* Intel: up to leaf 1AH (hybrid core type), or 23H where the row has it. */
-        r[CPUID_EAX] = !intel ? CPUID_LEAF_FREQUENCY : m->leaf_23h ? CPUID_LEAF_PERFMON_EXT : CPUID_LEAF_HYBRID;
+        r[CPUID_EAX] = !intel ? CPUID_LEAF_FREQUENCY : m->max_leaf ? m->max_leaf
+                       : m->leaf_23h ? CPUID_LEAF_PERFMON_EXT : CPUID_LEAF_HYBRID;
         r[CPUID_EBX] = le32(v);
         r[CPUID_EDX] = le32(v + 4);
         r[CPUID_ECX] = le32(v + 8);

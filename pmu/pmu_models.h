@@ -41,6 +41,11 @@ struct pmu_model {
      */
     bool leaf_23h;
     uint32_t gp_mask_p, fixed_mask_p, gp_mask_e, fixed_mask_e;
+    /*
+     * Intel: CPUID's highest basic leaf, for the processors before
+     * architectural perfmon version 2 (0: the table's default, leaf 1AH or 23H).
+     */
+    uint8_t max_leaf;
     /* Intel: CPUID.0AH as reported (on hybrid parts: the common subset). */
     uint8_t version, n_gp, gp_width, n_fixed, fixed_width;
     bool anythread_deprecated;   /* CPUID.0AH:EDX[15] */

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_options.h"
+#include "config_check.h"
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
@@ -31,6 +32,13 @@
 #include <unistd.h>
 
 #define SINGLE_NAME "benchmark"
+/*
+ * The highest processor QEMU's q35 machine boots as the CLI starts it: 255
+ * processors, APIC IDs 0..254 (from 256 QEMU wants x2APIC with interrupt
+ * remapping: "current -smp configuration requires kernel irqchip and X2APIC
+ * API support"; its q35 limit, 288, is never reached).
+ */
+#define QEMU_MAX_CPU 254
 
 struct bench {
     const char *name;
@@ -43,8 +51,10 @@ struct bench {
     bool has_code[PART_COUNT];
     char *config;      /* contents of the -config file */
     size_t config_len;
+    const char *config_file; /* its path as opened, for messages */
     char *msr_config;  /* contents of the -msr_config file */
     size_t msr_config_len;
+    const char *msr_config_file;
 };
 
 struct input_file;
@@ -196,6 +206,7 @@ struct input_file {
     char *path; /* as opened: relative to the current folder or absolute */
     char *data; /* NULL: it could not be read (already reported) */
     size_t len;
+    bool checked; /* its contents were checked as a config (check_config_file) */
 };
 
 /*
@@ -217,7 +228,7 @@ static bool from_command_line(const struct compile *c, const char *text)
  * it; a command-line file's error names no benchmark.
  */
 static char *read_input(struct compile *c, struct bench *b, const char *option, const char *file,
-                        size_t *len)
+                        size_t *len, const char **opened)
 {
     bool command_line = from_command_line(c, file);
     char *path = command_line ? host_path_join(NULL, file) : host_path_join(c->suite_dir, file);
@@ -225,11 +236,13 @@ static char *read_input(struct compile *c, struct bench *b, const char *option, 
         if (strcmp(c->inputs[i].path, path) == 0) {
             free(path);
             *len = c->inputs[i].len;
+            if (opened)
+                *opened = c->inputs[i].path;
             b->ok &= c->inputs[i].data != NULL;
             return c->inputs[i].data;
         }
     }
-    struct input_file in = { path, NULL, 0 };
+    struct input_file in = { path, NULL, 0, false };
     in.data = host_read_file(path, &in.len);
     if (!in.data) {
         error_at(c, command_line ? NULL : b, "option %s: cannot read %s: %s", option, path,
@@ -244,6 +257,8 @@ static char *read_input(struct compile *c, struct bench *b, const char *option, 
     c->inputs = bigger;
     c->inputs[c->n_inputs++] = in;
     *len = in.len;
+    if (opened)
+        *opened = in.path;
     return in.data;
 }
 
@@ -253,7 +268,8 @@ static void load_code_files(struct compile *c, struct bench *b)
         if (!b->o.code_path[part])
             continue;
         size_t size;
-        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size);
+        char *data = read_input(c, b, code_part_code_option(part), b->o.code_path[part], &size,
+                                NULL);
         if (data) {
             b->code[part] = (uint8_t *)data;
             b->code_len[part] = size;
@@ -263,15 +279,36 @@ static void load_code_files(struct compile *c, struct bench *b)
 }
 
 static char *read_option_file(struct compile *c, struct bench *b, const char *option,
-                              const char *file, size_t *len)
+                              const char *file, size_t *len, const char **opened)
 {
-    return file ? read_input(c, b, option, file, len) : NULL;
+    return file ? read_input(c, b, option, file, len, opened) : NULL;
+}
+
+/*
+ * The contents of a -config or -msr_config file, checked once however many
+ * benchmarks name it; every problem names the user's file and line.
+ */
+static void check_config_file(struct compile *c, const char *path, bool msr)
+{
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        struct input_file *in = &c->inputs[i];
+        if (in->path != path || in->checked || !in->data)
+            continue;
+        in->checked = true;
+        c->errors += msr ? config_check_msr(in->data, in->len, in->path)
+                         : config_check_events(in->data, in->len, in->path);
+    }
 }
 
 static void load_config_files(struct compile *c, struct bench *b)
 {
-    b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len);
-    b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len);
+    b->config = read_option_file(c, b, "-config", b->o.config_path, &b->config_len, &b->config_file);
+    b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len,
+                                     &b->msr_config_file);
+    if (b->config)
+        check_config_file(c, b->config_file, false);
+    if (b->msr_config)
+        check_config_file(c, b->msr_config_file, true);
 }
 
 /* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
@@ -497,6 +534,21 @@ static void check_image_path(const char *image)
     free(dir);
 }
 
+/* -plan: every benchmark, for the processor of -plan_cpu; nothing is built. */
+static int plan(struct compile *c)
+{
+    struct plan_bench *pb = calloc(c->n + 1, sizeof(*pb));
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench *b = &c->benches[i];
+        pb[i] = (struct plan_bench){ c->cli.suite_path ? b->name : NULL, &b->o, b->config,
+                                     b->config_len, b->config_file, b->msr_config,
+                                     b->msr_config_len, b->msr_config_file };
+    }
+    int st = nb_plan(&c->cli, c->cli.suite_path, pb, c->n);
+    free(pb);
+    return st == 0 ? write_plan_env(c) : 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
@@ -531,11 +583,18 @@ int main(int argc, char **argv)
             load_config_files(&c, &c.benches[i]);
         }
     }
-    if (c.cli.plan || c.cli.plan_cpu) {
-        if (c.errors)
-            return 2;
-        return nb_plan(&c.cli, c.benches[0].config, c.benches[0].config_len,
-                       c.benches[0].o.config_path) == 0 ? write_plan_env(&c) : 2;
+    if (c.cli.plan || c.cli.plan_cpu)
+        return c.errors ? 2 : plan(&c);
+    /* A stick image may name any processor; QEMU has at most QEMU_MAX_CPU + 1. */
+    for (size_t i = 0; !c.cli.image_path && i < c.n; i++) {
+        struct bench *b = &c.benches[i];
+        if (b->ok && b->o.cpu > QEMU_MAX_CPU) {
+            error_at(&c, b, "option -cpu %lld: QEMU's q35 machine boots at most %d processors 0..%d "
+                     "(beyond APIC ID %d it needs x2APIC interrupt remapping); -image FILE writes "
+                     "an image for a machine that has it", (long long)b->o.cpu, QEMU_MAX_CPU + 1,
+                     QEMU_MAX_CPU, QEMU_MAX_CPU);
+            b->ok = false;
+        }
     }
     assemble(&c);
     if (c.errors) {

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "nb_plan.h"
+#include "bench_codegen.h"
 #include "cpuid_bits.h"
 #include "host_file.h"
 #include "machine.h"
@@ -11,6 +12,7 @@
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
 #include "pmu_models.h"
+#include "pmu_msr_config.h"
 #include "pmu_msrs.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
@@ -118,15 +120,10 @@ static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_
         row->model = model;     /* the table row may cover a range */
         row->model_last = 0;
     } else if (row->vendor == VENDOR_INTEL) {
-        if (row->family != 6) {
-            snprintf(msg, sizeof(msg),
-                     "intel family 0x%x: no processor of that family with architectural perfmon "
-                     "version 2 is known; the image would measure RDTSC only", row->family);
-            return bad_spec(spec, msg);
-        }
+        /* Families after 0FH (e.g. 13H) have architectural perfmon like family 6. */
         *row = (struct pmu_model){ .name = "unknown model (generic perfmon v4)", .vendor = VENDOR_INTEL,
-                                   .family = 6, .model = row->model, .version = 4, .gp_width = 48,
-                                   .n_fixed = 3, .fixed_width = 48 };
+                                   .family = row->family, .model = row->model, .version = 4,
+                                   .gp_width = 48, .n_fixed = 3, .fixed_width = 48 };
     } else {
         uint32_t family = row->family, model = row->model;
         *row = (struct pmu_model){ .name = "unknown model (generic)", .vendor = VENDOR_AMD,
@@ -198,16 +195,105 @@ static void print_group(size_t number, const struct pmu_group *group, const stru
     printf("\n");
 }
 
-int nb_plan(const struct bench_options *o, const char *config, size_t config_len,
-            const char *config_name)
+/* The config the image would pick without -config: configs/cpu_map.txt, else the architectural events. */
+struct default_config {
+    char *text, *name; /* malloc'd (name NULL: the built-in events) */
+    size_t len;
+    char arch[512];
+};
+
+static void pick_default_config(const struct pmu_desc *d, struct default_config *dc)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    char *map_path = host_path_join(root, "configs/cpu_map.txt");
+    size_t map_len;
+    char *map = host_read_file(map_path, &map_len);
+    struct config_choice choice;
+    enum config_match match = map ? pmu_config_map_choose(map, map_len, d->vendor, d->family,
+                                                          d->model, d->core_type, &choice)
+                                  : CONFIG_MATCH_NONE;
+    if (match != CONFIG_MATCH_NONE) {
+        dc->name = host_path_join(root, choice.path);
+        dc->text = host_read_file(dc->name, &dc->len);
+    }
+    /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
+    if (match == CONFIG_MATCH_CLOSEST)
+        fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
+                "using the table of the closest listed model, 0x%x\n", d->family, d->model,
+                choice.model);
+    free(map);
+    free(map_path);
+    if (!dc->text) {
+        free(dc->name);
+        dc->name = NULL;
+        dc->len = pmu_arch_events_for(d, dc->arch, sizeof(dc->arch));
+    }
+}
+
+/* The counter groups of one benchmark and the writes that program them (measure_pmu_events). */
+static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
+                        const struct bench_options *o, const char *config, size_t config_len,
+                        const char *config_name)
+{
+    struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
+    struct pmu_group *groups = calloc(PMU_MAX_EVENTS, sizeof(*groups));
+    size_t n = pmu_config_parse(config, config_len, d, events, PMU_MAX_EVENTS, config_error,
+                                (void *)config_name);
+    uint32_t gp_mask = pmu_gp_mask(d);
+    if (o->no_mem) {
+        /* -no_mem: RDTSC, the fixed counters and the events share R8..R13. */
+        struct counter_read fixed[PMU_MAX_FIXED];
+        size_t taken = 1 + (o->fixed_counters ? session->ops->fixed_reads(d, fixed) : 0);
+        unsigned room = taken < NOMEM_MAX_READS ? (unsigned)(NOMEM_MAX_READS - taken) : 0;
+        gp_mask = pmu_lowest_counters(gp_mask, room);
+    }
+    size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
+    for (size_t g = 0; g < n_groups || (g == 0 && o->fixed_counters); g++) {
+        const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
+        print_group(g + 1, group, events, pmu_gp_mask(d));
+        pmu_program_group(session, events, group, o->fixed_counters && g == 0);
+    }
+    free(events);
+    free(groups);
+}
+
+static void msr_config_error(void *arg, unsigned line, const char *message)
+{
+    fprintf(stderr, "nanobench: %s:%u: %s (event skipped)\n", (const char *)arg, line, message);
+}
+
+/*
+ * The -msr_config pass after the groups (kernel/bench_counters.c
+ * measure_msr_events): per event the MSR it reads, its writes in line order,
+ * and after the run each written MSR back to the value read before it, last
+ * first. Those values are the machine's, unknown here.
+ */
+static void plan_msr_config(const char *text, size_t len, const char *name)
+{
+    struct msr_event *events = calloc(MSR_EVENT_MAX, sizeof(*events));
+    size_t n = msr_config_parse(text, len, events, MSR_EVENT_MAX, msr_config_error, (void *)name);
+    printf("# msr_config %s\n", name);
+    for (size_t i = 0; i < n; i++) {
+        const struct msr_event *ev = &events[i];
+        printf("msr %zu: %s (line %u) rdmsr 0x%x\n", i + 1, ev->name, ev->line, ev->read_msr);
+        for (unsigned w = 0; w < ev->n_writes; w++)
+            printf("wrmsr 0x%x 0x%llx\n", ev->write_msr[w], (unsigned long long)ev->write_value[w]);
+        for (unsigned w = ev->n_writes; w-- > 0;)
+            printf("wrmsr 0x%x (the value read before)\n", ev->write_msr[w]);
+    }
+    free(events);
+}
+
+int nb_plan(const struct bench_options *cli, const char *suite, const struct plan_bench *benches,
+            size_t n)
 {
     struct plan_cpu pc;
     unsigned n_gp_override;
-    if (!o->plan_cpu) {
+    if (!cli->plan_cpu) {
         fprintf(stderr, "nanobench: -plan needs -plan_cpu " PLAN_CPU_SYNTAX "\n");
         return 2;
     }
-    if (parse_plan_cpu(o->plan_cpu, &pc, &n_gp_override) != 0)
+    if (parse_plan_cpu(cli->plan_cpu, &pc, &n_gp_override) != 0)
         return 2;
 
     /* The image's own detection, on the CPUID and MSRs of that model. */
@@ -219,7 +305,7 @@ int nb_plan(const struct bench_options *o, const char *config, size_t config_len
     machine_identify(&platform, &mi);
     if (!pmu_detect(&platform, &mi, &d, why, sizeof(why))) {
         fprintf(stderr, "nanobench: -plan_cpu '%s': the image would find no usable PMU (%s) and "
-                        "measure RDTSC only\n", o->plan_cpu, why);
+                        "measure RDTSC only\n", cli->plan_cpu, why);
         return 2;
     }
     if (n_gp_override) {
@@ -229,58 +315,35 @@ int nb_plan(const struct bench_options *o, const char *config, size_t config_len
     }
     pc.printing = true;
 
-    char *owned = NULL;
-    char *owned_name = NULL;
-    char arch[512];
-    if (!config) {
-        /* What the image would choose: configs/cpu_map.txt, else the architectural events. */
-        const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
-        char *map_path = host_path_join(root, "configs/cpu_map.txt");
-        size_t map_len;
-        char *map = host_read_file(map_path, &map_len);
-        struct config_choice choice;
-        enum config_match match = map ? pmu_config_map_choose(map, map_len, d.vendor, d.family,
-                                                              d.model, d.core_type, &choice)
-                                      : CONFIG_MATCH_NONE;
-        if (match != CONFIG_MATCH_NONE) {
-            owned_name = host_path_join(root, choice.path);
-            owned = host_read_file(owned_name, &config_len);
-        }
-        /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
-        if (match == CONFIG_MATCH_CLOSEST)
-            fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
-                    "using the table of the closest listed model, 0x%x\n", d.family, d.model,
-                    choice.model);
-        free(map);
-        free(map_path);
-        if (owned) {
-            config = owned;
-        } else {
-            config_len = pmu_arch_events_for(&d, arch, sizeof(arch));
-            config = arch;
-        }
-        config_name = owned ? owned_name : "built-in architectural events";
-    }
-    printf("# plan for %s: %s, config %s\n", o->plan_cpu, pmu_ops_for(d.vendor)->name, config_name);
+    struct default_config dc = { 0 };
+    bool needs_default = false;
+    for (size_t i = 0; i < n; i++)
+        needs_default |= !benches[i].config;
+    if (needs_default)
+        pick_default_config(&d, &dc);
+    const char *default_name = dc.name ? dc.name : "built-in architectural events";
+    if (suite)
+        printf("# plan for %s: %s, suite %s\n", cli->plan_cpu, pmu_ops_for(d.vendor)->name, suite);
+    else
+        printf("# plan for %s: %s, config %s\n", cli->plan_cpu, pmu_ops_for(d.vendor)->name,
+               benches[0].config ? benches[0].config_name : default_name);
     print_cpu(&pc.cpu.row, &d);
 
-    struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
-    struct pmu_group *groups = calloc(PMU_MAX_EVENTS, sizeof(*groups));
-    size_t n = pmu_config_parse(config, config_len, &d, events, PMU_MAX_EVENTS, config_error,
-                                (void *)config_name);
-    uint32_t gp_mask = pmu_gp_mask(&d);
-    size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
-
+    /* One session for the whole run, as on the image (counters_init). */
     struct pmu_session session;
     pmu_session_begin(&session, &platform, &d);
-    for (size_t g = 0; g < n_groups || (g == 0 && o->fixed_counters); g++) {
-        const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
-        print_group(g + 1, group, events, gp_mask);
-        pmu_program_group(&session, events, group, o->fixed_counters && g == 0);
+    for (size_t i = 0; i < n; i++) {
+        const struct plan_bench *b = &benches[i];
+        const char *config = b->config ? b->config : dc.text ? dc.text : dc.arch;
+        size_t config_len = b->config ? b->config_len : dc.len;
+        const char *config_name = b->config ? b->config_name : default_name;
+        if (suite)
+            printf("[%s]\n# config %s\n", b->name, config_name);
+        plan_groups(&session, &d, b->o, config, config_len, config_name);
+        if (b->msr_config)
+            plan_msr_config(b->msr_config, b->msr_config_len, b->msr_config_name);
     }
-    free(events);
-    free(groups);
-    free(owned);
-    free(owned_name);
+    free(dc.text);
+    free(dc.name);
     return 0;
 }

@@ -174,6 +174,42 @@ test_cli_errors() {
         -code "$TMP/none.bin"
 }
 
+# -config and -msr_config contents are checked on the host with the image's
+# parsers before anything is built: a line no processor would accept is an
+# error naming the user's file and line (under QEMU the image has no PMU and
+# would never read the config). A line only one vendor accepts (AMD's 3-digit
+# event codes, Intel's .AnyT) waits for the machine, as on the image.
+test_cli_config_contents() {
+    mkdir -p "$TMP/cfgdir"
+    printf '# events\nC0.00 INST\n0E.01.FOO BAD_MODIFIER\nC4.00\n1CF.04 AMD_ONLY\n3C.00.AnyT INTEL_ONLY\nZZ.01 BAD_CODE\n' > "$TMP/cfgdir/bad.cfg"
+    printf 'msr_0x10 TSC_BY_RDMSR\nmsr_zz BAD_ADDRESS\nmsr_0x10\n' > "$TMP/cfgdir/bad.msr"
+    printf 'C0.00 INST\n' > "$TMP/cfgdir/good.cfg"
+    local err
+    err=$($NB -asm nop -config "$TMP/cfgdir/bad.cfg" -results "$TMP/never" 2>&1 >/dev/null)
+    expect_eq "config errors" "nanobench: $TMP/cfgdir/bad.cfg:3: unknown modifier '.FOO'
+nanobench: $TMP/cfgdir/bad.cfg:4: event 'C4.00' has no name
+nanobench: $TMP/cfgdir/bad.cfg:7: on Intel: bad event code 'ZZ' (1-2 hex digits); on AMD: bad event code 'ZZ' (1-3 hex digits)
+nanobench: 3 errors; nothing was run" "$err" || return 1
+    expect_cli_error config "nanobench: $TMP/cfgdir/bad.cfg:3: unknown modifier '.FOO'" \
+        -asm nop -config "$TMP/cfgdir/bad.cfg" &&
+    expect_cli_error msr_address "nanobench: $TMP/cfgdir/bad.msr:2: bad MSR address in 'msr_zz' (hex)" \
+        -asm nop -msr_config "$TMP/cfgdir/bad.msr" &&
+    expect_cli_error msr_name "nanobench: $TMP/cfgdir/bad.msr:3: 'msr_0x10' needs a name" \
+        -asm nop -msr_config "$TMP/cfgdir/bad.msr" &&
+    # Suite lines: the file relative to the suite, each file reported once.
+    printf 'a: -asm nop -config bad.cfg\nb: -asm nop -config bad.cfg -msr_config good.cfg\n' > "$TMP/cfgdir/s.suite" &&
+    expect_cli_error suite_config "nanobench: $TMP/cfgdir/bad.cfg:3: unknown modifier '.FOO'" \
+        -suite "$TMP/cfgdir/s.suite" &&
+    expect_cli_error suite_msr "nanobench: $TMP/cfgdir/good.cfg:1: 'C0.00' is not of the form msr_ADDRESS" \
+        -suite "$TMP/cfgdir/s.suite" || return 1
+    expect_eq "reported once" 1 "$($NB -suite "$TMP/cfgdir/s.suite" 2>&1 | grep -c ':3: unknown modifier')" || return 1
+    # A stick image is not written either.
+    $NB -asm nop -config "$TMP/cfgdir/bad.cfg" -image "$TMP/cfg.img" >/dev/null 2>&1
+    [[ ! -e $TMP/cfg.img ]] || { echo "image written with a bad config"; return 1; }
+    # -plan checks them too, before planning.
+    expect_eq "-plan status" 2 "$($NB -plan -plan_cpu intel:6:0x55 -config "$TMP/cfgdir/bad.cfg" >/dev/null 2>&1; echo $?)"
+}
+
 # A suite may come from a pipe or /dev/null (read to EOF, not by its size;
 # its relative paths are then the current folder's); only a folder is "Is a
 # directory".
@@ -224,10 +260,11 @@ test_cli_paths_resolve_against_cwd() {
     mkdir -p "$TMP/cwd/sub"
     printf 'a: -asm "nop"\nb: -asm "nop"\nc: -asm "nop" -config local.cfg\n' >"$TMP/cwd/sub/s.suite"
     printf 'C0.00 INST\n' >"$TMP/cwd/here.cfg"
+    printf 'msr_0x10 TSC\n' >"$TMP/cwd/here.msr"
     printf 'C0.00 INST\n' >"$TMP/cwd/sub/local.cfg"
     printf '\x90' >"$TMP/cwd/nop.bin"
     local err rc
-    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config here.cfg -msr_config here.cfg \
+    err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config here.cfg -msr_config here.msr \
         -code_init nop.bin -image "$TMP/cwd.img" 2>&1)
     rc=$?
     expect_eq "exit status" 0 "$rc" || { echo "$err"; return 1; }
@@ -283,6 +320,8 @@ test_help_and_usage() {
         grep -q '^  -unroll_count N  *copies of the code' <<<"$out" || { echo "$flag: no -unroll_count row"; return 1; }
         grep -q '^  -suite FILE  *run every benchmark' <<<"$out" || { echo "$flag: no -suite row"; return 1; }
         grep -q '^  -fixed_counters ' <<<"$out" || { echo "$flag: no -fixed_counters row"; return 1; }
+        grep -q '^  -plan_cpu VENDOR:FAMILY:MODEL\[:p/:e\]\[:GPCOUNTERS\]  *the processor -plan describes' <<<"$out" ||
+            { echo "$flag: no -plan_cpu row"; return 1; }
     done
     out=$($NB 2>&1)
     rc=$?
@@ -494,17 +533,16 @@ RDTSC: 16.00
 error: #UD at one-time init code+0x90 (one-time init)" "$out"
 }
 
-# -msr_config: bad lines are named and skipped, good ones are measured with
-# RDMSR after their writes (RDMSR is not an exact icount point, so only the
-# shape of the value is checked).
+# -msr_config: the lines are measured with RDMSR after their writes (RDMSR
+# is not an exact icount point, so only the shape of the value is checked);
+# bad lines are refused on the host (test_cli_config_contents), before a boot.
 test_msr_config() {
-    printf '# MSR config\nmsr_0x10 TSC_BY_RDMSR\nmsr_0xC0000103=7.msr_0xC0000103=0x9 msr_C0000103h TSC_AUX\nmsr_zz BAD_ADDRESS\nmsr_0x10\n' > "$TMP/t.msr"
+    printf '# MSR config\nmsr_0x10 TSC_BY_RDMSR\nmsr_0xC0000103=7.msr_0xC0000103=0x9 msr_C0000103h TSC_AUX\n' > "$TMP/t.msr"
     local out err
     out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -msr_config "$TMP/t.msr" -icount 4 \
         -results "$TMP/msr" 2>"$TMP/msr.err") || return 1
     err=$(grep '^warning' "$TMP/msr.err")
-    expect_eq "warnings" "warning: configs/benchmark.msr line 4: bad MSR address in 'msr_zz' (hex) (event skipped)
-warning: configs/benchmark.msr line 5: 'msr_0x10' needs a name (event skipped)" "$err" || return 1
+    expect_eq "warnings" "" "$err" || return 1
     grep -qx 'RDTSC: 32.00' <<<"$out" || { echo "no exact RDTSC: $out"; return 1; }
     grep -Eqx 'TSC_BY_RDMSR: [0-9]+\.[0-9]{2}' <<<"$out" || { echo "no TSC_BY_RDMSR: $out"; return 1; }
     # TSC_AUX holds the value written before the run: it does not change, so main - base = 0.
@@ -546,6 +584,36 @@ test_cpu_option() {
     out=$($NB -asm "ADD RAX, RBX; ADD RBX, RAX" -cpu 1 -icount 4 -results "$TMP/cpu" 2>/dev/null) || return 1
     expect_eq "output" "RDTSC: 32.00" "$out" || return 1
     expect_eq "processor line" "processor: 1 (APIC ID 1) of 2" "$(grep '^processor:' "$TMP/cpu/run-0001.txt")"
+}
+
+# -cpu beyond what QEMU can boot (q35: 255 processors without x2APIC
+# interrupt remapping, "current -smp configuration requires kernel irqchip
+# and X2APIC API support" from -smp 256) is refused before a boot; an image
+# for a real machine may name any processor, and the highest -cpu QEMU can
+# give gets exactly the processors it needs.
+test_cli_cpu_beyond_qemu() {
+    local m="processors 0..254 (beyond APIC ID 254 it needs x2APIC interrupt remapping); -image FILE writes an image for a machine that has it"
+    expect_cli_error cpu_255 "nanobench: option -cpu 255: QEMU's q35 machine boots at most 255 $m" -asm nop -cpu 255 &&
+    printf 'a: -asm nop\nbig: -asm nop -cpu 1000\n' > "$TMP/bigcpu.suite" &&
+    expect_cli_error cpu_suite "nanobench: benchmark 'big' ($TMP/bigcpu.suite:2): option -cpu 1000: QEMU's q35 machine boots at most 255 $m" \
+        -suite "$TMP/bigcpu.suite" || return 1
+    $NB -suite "$TMP/bigcpu.suite" -image "$TMP/bigcpu.img" >/dev/null 2>&1 || { echo "-image refused -cpu 1000"; return 1; }
+    build/host/nb_compile "$TMP/cpu254" -asm nop -cpu 254 -icount 4 >/dev/null 2>&1 || { echo "-cpu 254 refused"; return 1; }
+    expect_eq "-cpu 254 processors" "NB_SMP=255" "$(grep '^NB_SMP=' "$TMP/cpu254/cli.env")" || return 1
+    # Many processors under -icount: a notice of the slow boot (about 1 s per
+    # processor, README "Other processors") and a time limit that grows with
+    # them (300 s + 2 s per processor), seen by a stand-in for QEMU.
+    cat >"$TMP/qemu-args" <<'SH'
+#!/bin/sh
+echo "$QEMU_TIMEOUT $*" > "$(dirname "$0")/qemu-args.out"
+exit 1
+SH
+    chmod +x "$TMP/qemu-args"
+    local err
+    err=$(QEMU=$TMP/qemu-args $NB -asm nop -cpu 40 -icount 4 -results "$TMP/many" 2>&1 >/dev/null)
+    grep -qxF "nanobench: QEMU boots 41 processors for -cpu 40; under TCG with -icount each adds about 1 s to the boot" <<<"$err" ||
+        { echo "no notice in: $err"; return 1; }
+    expect_eq "time limit and -smp" "382 -smp 41" "$(grep -o '^[0-9]* \|-smp [0-9]*' "$TMP/qemu-args.out" | tr -d '\n')"
 }
 
 # tools/nanobench -selftest: configs/selftest.suite under QEMU -icount 4. The
@@ -663,6 +731,93 @@ TABLE
         rc=$?
         expect_eq "-plan_cpu $spec status" 2 "$rc" || return 1
     done
+}
+
+# -plan of a suite: one heading per benchmark, each with its own config,
+# -fixed_counters and -msr_config; the MSR config's writes follow the counter
+# groups, in the image's order (kernel/bench_counters.c measure_msr_events:
+# per MSR event its writes in line order, the run, then each MSR back to the
+# value read before it, last first). Values: IA32_PERFEVTSELx = event |
+# umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.
+test_plan_suite() {
+    mkdir -p "$TMP/plan_suite"
+    printf 'C0.00 INST\n' > "$TMP/plan_suite/a.cfg"
+    printf '0E.01 UOPS\n' > "$TMP/plan_suite/b.cfg"
+    printf '# uncore\nmsr_0xE01=0x20000000.msr_700=0x408F34 msr_706 LLC_LOOKUP\n\nmsr_611 PKG_ENERGY\n' > "$TMP/plan_suite/u.msr"
+    printf 'a: -asm "nop" -config a.cfg\nb: -asm "nop" -config b.cfg -msr_config u.msr\n' > "$TMP/plan_suite/s.suite"
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x55:2 -suite "$TMP/plan_suite/s.suite") || return 1
+    expect_eq "suite plan" "# plan for intel:6:0x55:2: intel, suite $TMP/plan_suite/s.suite
+# cpu: Skylake-X (intel family 0x6 model 0x55)
+# pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
+[a]
+# config $TMP/plan_suite/a.cfg
+group 1: INST@PMC0
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4300c0
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1
+[b]
+# config $TMP/plan_suite/b.cfg
+group 1: UOPS@PMC0
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x43010e
+wrmsr 0x38d 0x0
+wrmsr 0x38f 0x1
+# msr_config $TMP/plan_suite/u.msr
+msr 1: LLC_LOOKUP (line 2) rdmsr 0x706
+wrmsr 0xe01 0x20000000
+wrmsr 0x700 0x408f34
+wrmsr 0x700 (the value read before)
+wrmsr 0xe01 (the value read before)
+msr 2: PKG_ENERGY (line 4) rdmsr 0x611" "$out" || return 1
+    # One benchmark from the command line: the MSR writes follow its groups.
+    out=$($NB -plan -plan_cpu intel:6:0x55:2 -config "$TMP/plan_suite/a.cfg" \
+        -msr_config "$TMP/plan_suite/u.msr" | sed -n '1p;/^# msr_config/,$p') || return 1
+    expect_eq "single plan" "# plan for intel:6:0x55:2: intel, config $TMP/plan_suite/a.cfg
+# msr_config $TMP/plan_suite/u.msr
+msr 1: LLC_LOOKUP (line 2) rdmsr 0x706
+wrmsr 0xe01 0x20000000
+wrmsr 0x700 0x408f34
+wrmsr 0x700 (the value read before)
+wrmsr 0xe01 (the value read before)
+msr 2: PKG_ENERGY (line 4) rdmsr 0x611" "$out" || return 1
+    # -no_mem with -fixed_counters: RDTSC and 3 fixed counters leave 2 of R8..R13 per group.
+    printf 'C0.00 A\n0E.01 B\nC2.01 C\nC4.00 D\n' > "$TMP/plan_suite/nomem.cfg"
+    out=$($NB -plan -plan_cpu intel:6:0x55 -config "$TMP/plan_suite/nomem.cfg" -no_mem -fixed_counters | grep '^group') || return 1
+    expect_eq "-no_mem plan" "group 1: A@PMC0 B@PMC1
+group 2: C@PMC0 D@PMC1" "$out"
+}
+
+# -plan_cpu of a processor the image would refuse: the image's own reason
+# (pmu/pmu_detect.c), no writes, exit status 2. Pentium M has no CPUID leaf
+# 0AH, Core Duo only architectural perfmon version 1, Pentium 4 (NetBurst,
+# family 0FH) no leaf 0AH, AMD before family 17H is refused by family.
+test_plan_refused_cpus() {
+    local spec why err rc
+    while IFS='|' read -r spec why; do
+        err=$($NB -plan -plan_cpu "$spec" 2>&1 >/dev/null)
+        rc=$?
+        expect_eq "-plan_cpu $spec status" 2 "$rc" || return 1
+        expect_eq "-plan_cpu $spec" "nanobench: -plan_cpu '$spec': $why" "$err" || return 1
+    done <<'TABLE'
+intel:6:0xd|the image would find no usable PMU (CPUID has no leaf 0AH (max leaf 0x2)) and measure RDTSC only
+intel:6:0xe|the image would find no usable PMU (CPUID.0AH reports architectural perfmon version 1 with 2 counters (version 2 or later needed)) and measure RDTSC only
+intel:0xf:0x4|the image would find no usable PMU (CPUID has no leaf 0AH (max leaf 0x5)) and measure RDTSC only
+amd:0xf:0x41|the image would find no usable PMU (AMD family 0xf is older than family 17h (Zen), which this tool supports) and measure RDTSC only
+intel:6:0x97|a hybrid model: add the core type, :p (P-core) or :e (E-core)
+intel:6:0x55:p|not a hybrid model: :p / :e apply to hybrid models only
+TABLE
+    # A later Intel family with architectural perfmon is planned like an unknown model.
+    printf 'C0.00 INST\n' > "$TMP/family.cfg"
+    $NB -plan -plan_cpu intel:0x13:0x1:8 -config "$TMP/family.cfg" >/dev/null 2>"$TMP/family.err" ||
+        { echo "intel family 0x13 refused: $(cat "$TMP/family.err")"; return 1; }
 }
 
 # Exceptions in benchmark code become error lines (vector, error code, part,
@@ -866,6 +1021,7 @@ run_test single_benchmark test_single_benchmark
 run_test code_file_and_verbose test_code_file_and_verbose
 run_test cli_errors_before_boot test_cli_errors
 run_test cli_suite_input_files test_cli_suite_input_files
+run_test cli_config_contents test_cli_config_contents
 run_test cli_image_messages test_cli_image_messages
 run_test cli_paths_resolve_against_cwd test_cli_paths_resolve_against_cwd
 run_test cli_asm_input test_cli_asm_input
@@ -882,8 +1038,11 @@ run_test area_sizes test_area_sizes
 run_test latency_suite test_latency_suite
 run_test magic_bytes_need_no_mem test_magic_bytes_need_no_mem
 run_test cpu_option test_cpu_option
+run_test cli_cpu_beyond_qemu test_cli_cpu_beyond_qemu
 run_test vector_suite test_vector_suite
 run_test plan test_plan
+run_test plan_suite test_plan_suite
+run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
