@@ -432,6 +432,62 @@ static void env_line(FILE *f, const char *key, const char *value)
     fputs("'\n", f);
 }
 
+/* One word of a bash array, single-quoted. */
+static void env_word(FILE *f, const char *word)
+{
+    fputs(" '", f);
+    for (const char *p = word; *p; p++) {
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+static void env_number_option(FILE *f, const char *option, int64_t value)
+{
+    char text[24];
+    snprintf(text, sizeof(text), "%lld", (long long)value);
+    env_word(f, option);
+    env_word(f, text);
+}
+
+/*
+ * -mica: each traced benchmark's name and the options tools/nb_mica gets
+ * for its trace after the run (NB_MICA_NAME_k, the array NB_MICA_ARGS_k).
+ */
+static void write_mica_env(FILE *f, const struct compile *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench *b = &c->benches[i];
+        if (!b->ok || !b->o.mica)
+            continue;
+        fprintf(f, "NB_MICA_NAME_%zu", k);
+        env_line(f, "", b->name);
+        fprintf(f, "NB_MICA_ARGS_%zu=(", k);
+        env_word(f, "-mica");
+        env_word(f, b->o.mica);
+        env_number_option(f, "-mica_max_instructions", b->o.mica_max_instructions);
+        env_number_option(f, "-mica_block_size", b->o.mica_block_size);
+        env_number_option(f, "-mica_page_size", b->o.mica_page_size);
+        if (b->o.mica_interval)
+            env_number_option(f, "-mica_interval", b->o.mica_interval);
+        if (b->o.mica_ilp_size)
+            env_number_option(f, "-mica_ilp_size", b->o.mica_ilp_size);
+        if (b->o.mica_itypes) {
+            char *spec = host_path_join(NULL, b->o.mica_itypes);
+            env_word(f, "-mica_itypes");
+            env_word(f, spec);
+            free(spec);
+        }
+        fputs(" )\n", f);
+        k++;
+    }
+    fprintf(f, "NB_MICA_COUNT=%zu\n", k);
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -455,6 +511,7 @@ static int write_env(struct compile *c)
     for (size_t i = 0; i < c->n; i++)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
+    write_mica_env(f, c);
     free(path);
     return fclose(f);
 }

@@ -891,11 +891,13 @@ test_hangs_nmi() {
         { echo "no NMI watchdog line"; return 1; }
 }
 
-# -mica: the traces' instruction counts are exact (tests/qemu/mica.suite);
-# each file came back to the results folder with the size and CRC-32 its
-# serial line gives (gzip's trailer holds the same CRC), and its header's
-# count agrees. Addresses change with every build: bytes and CRCs are not
-# in the expected output.
+# -mica: the traces' instruction counts are exact (tests/qemu/mica.suite),
+# and so are MICA's analyses of them, which tools/nanobench runs after the
+# boot (tools/nb_mica; e.g. loop: 3 control, 3 arith, 6 nop). Each file came
+# back to the results folder with the size and CRC-32 its serial line gives
+# (gzip's trailer holds the same CRC), and its header's count agrees.
+# Addresses change with every build: bytes and CRCs are not in the expected
+# output.
 test_mica_traces() {
     local out rc
     out=$($NB -suite tests/qemu/mica.suite -icount 4 -results "$TMP/mica" 2>/dev/null)
@@ -912,6 +914,8 @@ test_mica_traces() {
         expect_eq "$name magic" "NBTRACE" "$(head -c 7 "$f")" || return 1
         expect_eq "$name count" "$n" "$(od -An -tu8 -j 16 -N 8 "$f" | tr -d ' ')" || return 1
     done < <(grep '^trace: ' <<<"$out")
+    grep -q '^loop,mica.itypes.control,3$' "$TMP/mica/run-0001-mica.csv" ||
+        { echo "no mica CSV row"; return 1; }
 }
 
 # A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
