@@ -202,7 +202,7 @@ static int lookup(const char *word, unsigned scope, const struct option_def **fo
         if (nb_strcmp(ALIASES[a].alias, word) == 0)
             word = ALIASES[a].name;
     const struct option_def *match = NULL;
-    int n_matches = 0;
+    int n_matches = 0, listed = 0;
     char candidates[120] = "";
     size_t used = 0;
     for (size_t i = 0; i < N_OPTIONS; i++) {
@@ -215,15 +215,21 @@ static int lookup(const char *word, unsigned scope, const struct option_def **fo
         if (nb_starts_with(OPTIONS[i].name, word)) {
             match = &OPTIONS[i];
             n_matches++;
-            if (used < sizeof(candidates))
+            /* Whole names only: the ones that do not fit are counted at the end. */
+            size_t need = nb_strlen(OPTIONS[i].name) + 3;
+            if (used + need < sizeof(candidates) - 16) {
                 used += nb_snprintf(candidates + used, sizeof(candidates) - used, "%s-%s",
                                     n_matches > 1 ? ", " : "", OPTIONS[i].name);
+                listed++;
+            }
         }
     }
     if (n_matches == 1) {
         *found = match;
         return NB_OK;
     }
+    if (n_matches > listed)
+        nb_snprintf(candidates + used, sizeof(candidates) - used, " and %d more", n_matches - listed);
     if (n_matches > 1)
         return fail(err, "option -%s is ambiguous (%s)", word, candidates);
     /* A known option in the wrong place deserves a precise message. */

@@ -164,7 +164,7 @@ test_cli_errors() {
         -asm nop -n_measurements ten &&
     expect_cli_error too_many_digits "nanobench: option -n_measurements: 99999999999999999999999 is out of range (1..1000000)" \
         -asm nop -n_measurements 99999999999999999999999 &&
-    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions)" -asm nop -m &&
+    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions, -mica_interval, -mica_ilp_size and 3 more)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
