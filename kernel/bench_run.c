@@ -494,6 +494,8 @@ out:
     return status;
 }
 
+#define TRACE_STEP_BUDGET_US 40u
+
 static void run_once(void *fn)
 {
     ((generated_fn)fn)();
@@ -531,11 +533,17 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
                     buf_size);
     params.trace_save = (uint64_t)(uintptr_t)(buf + save_at);
 
-    /* Its own -timeout: single-stepping is far slower than the measurement. */
+    /*
+     * Its own budget: -timeout plus TRACE_STEP_BUDGET_US per instruction it
+     * may trace (single-stepping costs about 16 us per instruction under
+     * QEMU's TCG, a few on hardware); a hang still ends once tracing has
+     * stopped at -mica_max_instructions.
+     */
     struct budget budget = { false, 0, 0, o->timeout };
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
-        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
+        budget.ticks = (uint64_t)o->timeout * c->tsc_hz +
+                       (uint64_t)o->mica_max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
         budget.start = bench_tsc(c);
     }
     struct watch watch;
@@ -566,8 +574,9 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         end->vector = (uint32_t)data->fault_vector;
         mica_capture_end(cap, data->fault_rip);
         if (data->fault_vector == WATCHDOG_VECTOR)
-            nb_snprintf(error, error_cap, "timeout after %lld s (while tracing for -mica)",
-                        (long long)o->timeout);
+            nb_snprintf(error, error_cap, "timeout after %llu s (while tracing for -mica: -timeout plus %u us "
+                                          "per instruction -mica_max_instructions allows)",
+                        (unsigned long long)(budget.ticks / c->tsc_hz), TRACE_STEP_BUDGET_US);
         else
             fault_describe(error, error_cap, data, &layout, "trace run");
         status = NB_EFAULT;
