@@ -110,7 +110,7 @@ NB_TEST(options_unique_prefix_abbreviations)
 NB_TEST(options_ambiguous_prefix_lists_candidates)
 {
     REJECTS(TARGET, "option -no is ambiguous (-no_normalization, -no_mem)", "-no");
-    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions)", "-m");
+    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config, -metrics, -mica, -mica_max_instructions)", "-m");
     REJECTS(TARGET, "option -a is ambiguous (-alignment_offset, -avg)", "-a");
     REJECTS(TARGET,
             "option -c is ambiguous (-code, -code_init, -code_late_init, -code_one_time_init, "
