@@ -409,7 +409,6 @@ static bool load_metrics(struct counter_env *env, struct report *r)
     }
     if (!env->metrics_ok)
         return false;
-    report_line(r, "metrics: %s", env->metrics_path);
     const struct metric_file *f = env->metrics;
     for (unsigned c = 0; c < f->n_configs && env->usable; c++) {
         char arch_text[512];
