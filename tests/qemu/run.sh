@@ -464,7 +464,7 @@ TSC_PER_INST: n/a
 IPC: n/a
 EFFECTIVE_MHZ: n/a
 REF_PER_TSC: n/a" "$out" || return 1
-    expect_eq "csv" "asm,metric.CPI,n/a (no usable PMU: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed))
+    expect_eq "csv" "benchmark,metric.CPI,n/a (no usable PMU: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed))
 benchmark,metric.IPC,n/a" "$(grep -E ',metric\.(CPI|IPC),' "$TMP/metrics/run-0001.csv")"
 }
 
