@@ -192,6 +192,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->p = p;
     env->report = r;
     env->tsc_hz = m->tsc_hz;
+    env->vendor = m->vendor_id;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     power_identify(p, m, &env->power);
     report_line(r, "power: turbo %s, HWP %s, APERF/MPERF %s", tristate_name(env->power.turbo),
@@ -206,6 +207,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
                     p->ring0 ? "no SMI counter on this processor" : "the code does not run in ring 0");
     if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
         report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
+        pick_default_config(env, m); /* -metrics still names the CPU's metric file */
         return;
     }
     env->events = p->alloc_data(p->ctx, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
@@ -260,6 +262,18 @@ void counters_finish(struct counter_env *env)
         p->free_mem(p->ctx, env->groups, sizeof(struct pmu_group) * PMU_MAX_EVENTS);
     if (env->msr_events)
         p->free_mem(p->ctx, env->msr_events, sizeof(struct msr_event) * MSR_EVENT_MAX);
+    if (env->metrics)
+        p->free_mem(p->ctx, env->metrics, sizeof(struct metric_file));
+    if (env->plan)
+        p->free_mem(p->ctx, env->plan, sizeof(struct metric_plan));
+    for (unsigned c = 0; c < METRIC_CONFIG_MAX; c++) {
+        if (env->metric_config_events[c])
+            p->free_mem(p->ctx, env->metric_config_events[c], sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+        env->metric_config_events[c] = NULL;
+    }
+    env->metrics = NULL;
+    env->plan = NULL;
+    env->metrics_tried = false;
     env->events = NULL;
     env->groups = NULL;
     env->msr_events = NULL;
@@ -331,6 +345,116 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     if (data)
         p->free_file(p->ctx, data, size);
     return (long)n;
+}
+
+struct metric_errors {
+    struct report *r;
+    unsigned n;
+};
+
+static void metric_file_error(void *arg, const char *message)
+{
+    struct metric_errors *e = arg;
+    if (e->n++ < 3)
+        report_line(e->r, "warning: %s", message);
+}
+
+/* Reads and parses nanobench/REL into env->metrics; false when it cannot be read. */
+static bool read_metric_file(struct counter_env *env, const char *rel, struct report *r)
+{
+    const struct nb_platform *p = env->p;
+    char path[160];
+    void *data;
+    size_t size;
+    nb_snprintf(path, sizeof(path), NB_DIR "/%s", rel);
+    if (p->read_file(p->ctx, path, &data, &size) != NB_OK)
+        return false;
+    struct metric_errors errors = { r, 0 };
+    env->metrics_ok = metric_file_parse(data ? data : "", size, rel, env->metrics, metric_file_error, &errors);
+    if (data)
+        p->free_file(p->ctx, data, size);
+    nb_snprintf(env->metrics_path, sizeof(env->metrics_path), "%s", rel);
+    if (!env->metrics_ok)
+        nb_snprintf(env->metrics_error, sizeof(env->metrics_error), "-metrics: %s has %u error%s",
+                    rel, errors.n, errors.n == 1 ? "" : "s");
+    return true;
+}
+
+/*
+ * Once per suite: the CPU's metric file (configs/metrics/PREFIX.txt for
+ * the default config cfg_PREFIX_common.txt, else arch_<vendor>.txt) and,
+ * with a PMU, the configs it names. False (with env->metrics_error) when
+ * there is none usable.
+ */
+static bool load_metrics(struct counter_env *env, struct report *r)
+{
+    const struct nb_platform *p = env->p;
+    if (env->metrics_tried)
+        return env->metrics_ok;
+    env->metrics_tried = true;
+    env->metrics_ok = false;
+    env->metrics = p->alloc_data(p->ctx, sizeof(struct metric_file));
+    env->plan = p->alloc_data(p->ctx, sizeof(struct metric_plan));
+    if (!env->metrics || !env->plan) {
+        nb_snprintf(env->metrics_error, sizeof(env->metrics_error), "-metrics: no memory for the metric file");
+        return false;
+    }
+    char rel[96], arch[96];
+    metrics_file_for(env->default_config, env->vendor, rel, sizeof(rel));
+    metrics_arch_file(env->vendor, arch, sizeof(arch));
+    if (!read_metric_file(env, rel, r) && !read_metric_file(env, arch, r)) {
+        nb_snprintf(env->metrics_error, sizeof(env->metrics_error),
+                    "-metrics: neither %s nor %s is on the image", rel, arch);
+        return false;
+    }
+    if (!env->metrics_ok)
+        return false;
+    const struct metric_file *f = env->metrics;
+    for (unsigned c = 0; c < f->n_configs && env->usable; c++) {
+        char arch_text[512];
+        const char *text = arch_text;
+        size_t len;
+        void *data = NULL;
+        size_t size = 0;
+        if (nb_strcmp(f->configs[c], "builtin") == 0) {
+            len = pmu_arch_events_for(&env->desc, arch_text, sizeof(arch_text));
+        } else {
+            char path[160];
+            nb_snprintf(path, sizeof(path), NB_DIR "/configs/%s", f->configs[c]);
+            if (p->read_file(p->ctx, path, &data, &size) != NB_OK) {
+                nb_snprintf(env->metric_config_why[c], METRICS_WHY_MAX, "%s is not on the image", path);
+                continue;
+            }
+            text = data ? data : "";
+            len = size;
+        }
+        env->metric_config_events[c] = p->alloc_data(p->ctx, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+        if (env->metric_config_events[c]) {
+            struct config_errors errors = { r, f->configs[c] };
+            env->metric_config_n[c] = pmu_config_parse(text, len, &env->desc, env->metric_config_events[c],
+                                                       PMU_MAX_EVENTS, config_error, &errors);
+        } else {
+            nb_snprintf(env->metric_config_why[c], METRICS_WHY_MAX, "no memory for %s", f->configs[c]);
+        }
+        if (data)
+            p->free_file(p->ctx, data, size);
+    }
+    return true;
+}
+
+/* The benchmark's metric groups chosen; false after reporting why not. */
+static bool select_metrics(struct counter_env *env, const struct bench_options *o, struct report *r)
+{
+    char err[240];
+    if (!load_metrics(env, r)) {
+        report_error(r, "%s", env->metrics_error);
+        return false;
+    }
+    if (!metrics_select(env->plan, env->metrics, env->vendor, o->metrics, err, sizeof(err))) {
+        report_error(r, "%s", err);
+        return false;
+    }
+    return true;
 }
 
 /* "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format). */
@@ -476,10 +600,20 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
         bench->n_reads = 1;
         bench->n_fixed = 0;
         bench->verbose_skip = 0;
-        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK)
+        bool metrics = o->metrics && select_metrics(env, o, r);
+        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
             report_error(r, "%s", error);
-        else
+        } else {
             print_result(r, "RDTSC", &result, 0, o);
+            if (metrics) {
+                char why[sizeof(env->why) + 32];
+                nb_snprintf(why, sizeof(why), "no usable PMU: %s", env->why);
+                struct metric_measured m = { .tsc = result.values[0], .tsc_known = true,
+                                             .no_normalization = o->no_normalization,
+                                             .tsc_hz = env->tsc_hz, .no_pmu_why = why };
+                metrics_report(env->plan, &m, r);
+            }
+        }
     }
     if (o->msr_config_path && r->n_errors == errors_before)
         measure_msr_events(env, bench, o, code, r);
@@ -552,6 +686,15 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     long n_events = load_events(env, o, r, &file);
     if (n_events < 0)
         return;
+    /* -metrics: the events the groups need join the benchmark's (not printed as counters). */
+    bool metrics = o->metrics && select_metrics(env, o, r);
+    long n_printed = n_events;
+    if (metrics)
+        n_events = (long)metrics_add_events(env->plan, env->events, (size_t)n_events, PMU_MAX_EVENTS,
+                                            (const struct pmu_event *const *)env->metric_config_events,
+                                            env->metric_config_n,
+                                            (const char *const *)env->metric_config_why);
+    bool want_fixed = o->fixed_counters || (metrics && env->plan->needs_fixed);
     /* -no_mem: RDTSC, the fixed counters and the events must fit in R8..R13. */
     uint32_t gp_mask = pmu_sched_mask(&env->desc);
     if (o->no_mem) {
@@ -578,7 +721,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     struct counter_read reads[NB_MAX_COUNTERS];
     for (size_t g = 0; g < n_runs; g++) {
         const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
-        bool fixed = o->fixed_counters && g == 0;
+        bool fixed = want_fixed && g == 0;
         const struct pmu_program_result *res = &env->session.last;
         if (!program_group(env, group, fixed)) {
             report_group_failed(env, group, fixed, g, n_runs, r, reported);
@@ -614,11 +757,11 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
     for (size_t k = 0; k < n_lead; k++) {
-        if (k > 0 && o->remove_empty_events && first.values[k] == 0)
-            continue;
+        if (k > 0 && ((o->remove_empty_events && first.values[k] == 0) || !o->fixed_counters))
+            continue; /* fixed counters read only for -metrics are not printed */
         print_result(r, first.names[k], &first, k, o);
     }
-    for (long i = 0; i < n_events; i++) {
+    for (long i = 0; i < n_printed; i++) {
         if (reported[i])
             continue;
         if (!measured[i]) {
@@ -637,5 +780,16 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         if (o->remove_empty_events && event_values[i] == 0)
             continue;
         print_value(r, env->events[i].name, event_values[i], event_range.lo[i], event_range.hi[i], o);
+    }
+    if (metrics) {
+        int64_t fixed_values[NB_MAX_COUNTERS];
+        unsigned n_fixed = 0;
+        for (size_t k = 1; k < n_lead && n_fixed < NB_MAX_COUNTERS; k++)
+            fixed_values[n_fixed++] = first.values[k];
+        struct metric_measured m = { .event_values = event_values, .event_measured = measured,
+                                     .fixed_values = fixed_values, .n_fixed = n_fixed,
+                                     .tsc = n_lead ? first.values[0] : 0, .tsc_known = n_lead > 0,
+                                     .no_normalization = o->no_normalization, .tsc_hz = env->tsc_hz };
+        metrics_report(env->plan, &m, r);
     }
 }

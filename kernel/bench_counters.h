@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "bench_metrics.h"
 #include "bench_run.h"
 #include "machine.h"
 #include "nb_report.h"
@@ -40,6 +41,16 @@ struct counter_env {
     struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
     uint64_t tsc_hz;
     struct report *report;        /* of counters_init, for counters_finish's warning */
+    enum cpu_vendor vendor;
+    /* -metrics: the CPU's metric file and its configs, loaded at the first benchmark that asks. */
+    bool metrics_tried, metrics_ok;
+    char metrics_path[96];
+    char metrics_error[200];
+    struct metric_file *metrics;
+    struct metric_plan *plan;
+    struct pmu_event *metric_config_events[METRIC_CONFIG_MAX];
+    size_t metric_config_n[METRIC_CONFIG_MAX];
+    char metric_config_why[METRIC_CONFIG_MAX][METRICS_WHY_MAX];
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */

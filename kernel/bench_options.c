@@ -51,6 +51,7 @@ static void set_range(struct bench_options *o, int64_t n, const char *t) { (void
 static void set_verbose(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->verbose = true; }
 static void set_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->config_path = t; }
 static void set_msr_config(struct bench_options *o, int64_t n, const char *t) { (void)n; o->msr_config_path = t; }
+static void set_metrics(struct bench_options *o, int64_t n, const char *t) { (void)n; o->metrics = t; }
 static void set_no_mem(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_mem = true; }
 static void set_cpu(struct bench_options *o, int64_t n, const char *t) { (void)t; o->cpu = n; }
 static void set_timeout(struct bench_options *o, int64_t n, const char *t) { (void)t; o->timeout = n; }
@@ -107,6 +108,7 @@ static const struct option_def OPTIONS[] = {
     { "config", VALUE_STRING, BOTH, 0, 0, set_config },
     { "msr_config", VALUE_STRING, BOTH, 0, 0, set_msr_config },
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
+    { "metrics", VALUE_STRING, BOTH, 0, 0, set_metrics }, /* groups checked on the machine */
     { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
@@ -156,6 +158,7 @@ static const struct {
     { "n", "n_measurements" },
     { "i", "initial_warm_up_count" },
     { "mi", "min" }, /* unique in nanoBench; -mica made it ambiguous here */
+    { "me", "median" }, /* likewise; -metrics */
 };
 
 static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
@@ -217,7 +220,7 @@ static int lookup(const char *word, unsigned scope, const struct option_def **fo
             n_matches++;
             /* Whole names only: the ones that do not fit are counted at the end. */
             size_t need = nb_strlen(OPTIONS[i].name) + 3;
-            if (used + need < sizeof(candidates) - 16) {
+            if (listed == n_matches - 1 && used + need < sizeof(candidates) - 16) {
                 used += nb_snprintf(candidates + used, sizeof(candidates) - used, "%s-%s",
                                     n_matches > 1 ? ", " : "", OPTIONS[i].name);
                 listed++;

@@ -82,6 +82,12 @@ struct bench_options {
     const char *config_path;  /* nanoBench event config; NULL: the CPU's default */
     const char *msr_config_path; /* nanoBench MSR config (counters read with RDMSR) */
     bool fixed_counters;
+    /*
+     * -metrics GROUP[,GROUP]: derived metrics of these groups of the CPU's
+     * metric file (configs/metrics/, pmu/metric_file.h), printed after the
+     * counters; NULL: none.
+     */
+    const char *metrics;
     bool remove_empty_events;
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */

@@ -406,6 +406,14 @@ void report_value(struct report *r, const char *event, const char *value)
         r->on_value(r->observer_arg, event, value);
 }
 
+void report_metric(struct report *r, const char *name, const char *csv_name, const char *value)
+{
+    report_line(r, "%s: %s", name, value);
+    csv_row(r, csv_name, value);
+    if (r->on_value)
+        r->on_value(r->observer_arg, csv_name, value);
+}
+
 void report_error(struct report *r, const char *fmt, ...)
 {
     char message[LINE_MAX];

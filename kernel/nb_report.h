@@ -76,6 +76,8 @@ void report_platform_fact(struct report *r, const char *key, const char *value);
 void report_begin(struct report *r, const char *name);
 /* "EVENT: VALUE" in text, "benchmark,EVENT,VALUE" in CSV. */
 void report_value(struct report *r, const char *event, const char *value);
+/* A derived metric: "NAME: VALUE" in text, "benchmark,CSV_NAME,VALUE" in CSV (CSV_NAME metric.NAME). */
+void report_metric(struct report *r, const char *name, const char *csv_name, const char *value);
 /* "error: MESSAGE" in text, "benchmark,error,MESSAGE" in CSV; counts the error. */
 void report_error(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends a benchmark: flushes both files (deferred mode: keeps the block for report_commit). */

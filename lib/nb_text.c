@@ -242,9 +242,10 @@ size_t nb_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
             const char *str = va_arg(ap, const char *);
             if (!str)
                 str = "(null)";
-            size_t n = nb_strlen(str);
-            if (precision >= 0 && (size_t)precision < n)
-                n = (size_t)precision;
+            /* With a precision the array need not be NUL-terminated (C11 7.21.6.1p8). */
+            size_t n = 0;
+            while ((precision < 0 || n < (size_t)precision) && str[n])
+                n++;
             put_padded(&s, str, n, width, ' ');
             break;
         }

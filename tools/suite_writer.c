@@ -44,6 +44,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -msr_config %s", msr_config_path);
     if (o->fixed_counters)
         fprintf(f, " -fixed_counters");
+    if (o->metrics)
+        fprintf(f, " -metrics %s", o->metrics);
     if (o->no_mem)
         fprintf(f, " -no_mem");
     if (o->timeout != OPT_TIMEOUT_DEFAULT)

@@ -164,7 +164,7 @@ test_cli_errors() {
         -asm nop -n_measurements ten &&
     expect_cli_error too_many_digits "nanobench: option -n_measurements: 99999999999999999999999 is out of range (1..1000000)" \
         -asm nop -n_measurements 99999999999999999999999 &&
-    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions, -mica_interval, -mica_ilp_size and 3 more)" -asm nop -m &&
+    expect_cli_error ambiguous "nanobench: option -m is ambiguous (-median, -min, -max, -msr_config, -metrics, -mica, -mica_max_instructions, -mica_interval and 4 more)" -asm nop -m &&
     expect_cli_error unknown "nanobench: unknown option -frobnicate" -asm nop -frobnicate &&
     expect_cli_error both "options -asm and -code cannot be used together" -asm nop -code /dev/null &&
     expect_cli_error nasm "nanobench: -asm statement 2 'addx rax, rbx': error: parser: instruction expected" \
@@ -450,6 +450,22 @@ test_no_pmu_intel_cpuid() {
     expect_eq "smi line" "smi: 0 SMIs since reset (MSR_SMI_COUNT); a measurement with an SMI is repeated" \
         "$(grep '^smi:' "$TMP/pmu_intel/run-0001.txt")" || return 1
     expect_eq "lfence line" "lfence: dispatch-serialising (Intel)" "$(grep '^lfence:' "$TMP/pmu_intel/run-0001.txt")"
+}
+
+# -metrics without a PMU: every metric is n/a, the reason once; RDTSC stays exact.
+test_metrics_without_pmu() {
+    local out
+    out=$(QEMU_CPU=Skylake-Client QEMU_EXTRA= $NB -asm "ADD RAX, RBX; ADD RBX, RAX" -metrics cpi \
+        -icount 4 -results "$TMP/metrics" 2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 32.00
+CPI: n/a (no usable PMU: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed))
+NOMINAL_CPI: n/a
+TSC_PER_INST: n/a
+IPC: n/a
+EFFECTIVE_MHZ: n/a
+REF_PER_TSC: n/a" "$out" || return 1
+    expect_eq "csv" "benchmark,metric.CPI,n/a (no usable PMU: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed))
+benchmark,metric.IPC,n/a" "$(grep -E ',metric\.(CPI|IPC),' "$TMP/metrics/run-0001.csv")"
 }
 
 test_no_pmu_amd_probe() {
@@ -1036,6 +1052,7 @@ run_test target_errors_and_run_numbers test_target_errors_and_run_numbers
 run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
+run_test metrics_without_pmu test_metrics_without_pmu
 run_test platform_report test_platform_report
 run_test msr_config test_msr_config
 run_test area_sizes test_area_sizes

@@ -110,10 +110,10 @@ NB_TEST(options_unique_prefix_abbreviations)
 NB_TEST(options_ambiguous_prefix_lists_candidates)
 {
     REJECTS(TARGET, "option -no is ambiguous (-no_normalization, -no_mem)", "-no");
-    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions)", "-m");
+    REJECTS(TARGET, "option -m is ambiguous (-median, -min, -max, -msr_config, -metrics, -mica, -mica_max_instructions)", "-m");
     /* Too many to list: whole names, then how many more. */
-    REJECTS(HOST, "option -m is ambiguous (-median, -min, -max, -msr_config, -mica, -mica_max_instructions, "
-                  "-mica_interval, -mica_ilp_size and 3 more)", "-m");
+    REJECTS(HOST, "option -m is ambiguous (-median, -min, -max, -msr_config, -metrics, -mica, "
+                  "-mica_max_instructions, -mica_interval and 4 more)", "-m");
     REJECTS(TARGET, "option -a is ambiguous (-alignment_offset, -avg)", "-a");
     REJECTS(TARGET,
             "option -c is ambiguous (-code, -code_init, -code_late_init, -code_one_time_init, "

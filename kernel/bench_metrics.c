@@ -1,0 +1,209 @@
+/*
+ * bench_metrics.c — derived metrics of a benchmark (see bench_metrics.h).
+ */
+#include "bench_metrics.h"
+#include "nb_text.h"
+
+void metrics_arch_file(enum cpu_vendor vendor, char *out, size_t cap)
+{
+    nb_snprintf(out, cap, METRICS_DIR "/arch_%s.txt", vendor == VENDOR_AMD ? "amd" : "intel");
+}
+
+void metrics_file_for(const char *default_config, enum cpu_vendor vendor, char *out, size_t cap)
+{
+    static const char prefix[] = "configs/cfg_", suffix[] = "_common.txt";
+    size_t n = default_config ? nb_strlen(default_config) : 0;
+    size_t lp = sizeof(prefix) - 1, ls = sizeof(suffix) - 1;
+    if (n > lp + ls && nb_starts_with(default_config, prefix) &&
+        nb_strcmp(default_config + n - ls, suffix) == 0) {
+        nb_snprintf(out, cap, METRICS_DIR "/%.*s.txt", (int)(n - lp - ls), default_config + lp);
+        return;
+    }
+    metrics_arch_file(vendor, out, cap);
+}
+
+bool metrics_select(struct metric_plan *plan, const struct metric_file *f, enum cpu_vendor vendor,
+                    const char *list, char *err, size_t cap)
+{
+    nb_memset(plan, 0, sizeof(*plan));
+    plan->f = f;
+    plan->vendor = vendor;
+    const char *p = list;
+    while (*p) {
+        const char *end = p;
+        while (*end && *end != ',')
+            end++;
+        char name[METRIC_NAME_MAX];
+        size_t n = (size_t)(end - p);
+        int g = -1;
+        if (n > 0 && n < sizeof(name)) {
+            nb_memcpy(name, p, n);
+            name[n] = '\0';
+            g = metric_file_group(f, name);
+        }
+        if (g < 0) {
+            size_t len = nb_snprintf(err, cap, "-metrics: no group '%.*s' for this CPU (groups:",
+                                     (int)(n > 40 ? 40 : n), p);
+            for (unsigned i = 0; i < f->n_groups && len < cap; i++)
+                len += nb_snprintf(err + len, cap - len, " %s", f->groups[i].name);
+            if (len < cap)
+                nb_snprintf(err + len, cap - len, ")");
+            return false;
+        }
+        bool dup = false;
+        for (unsigned i = 0; i < plan->n_groups; i++)
+            dup |= plan->groups[i] == g;
+        if (!dup && plan->n_groups < METRIC_GROUP_MAX) {
+            plan->groups[plan->n_groups++] = (uint8_t)g;
+            metric_file_group_inputs(f, (unsigned)g, plan->need);
+        }
+        p = *end ? end + 1 : end;
+    }
+    return true;
+}
+
+/* The same counter configuration, whatever the name and counter set. */
+static bool same_encoding(const struct pmu_event *a, const struct pmu_event *b)
+{
+    if (a->event != b->event || a->umask != b->umask || a->cmask != b->cmask || a->any != b->any ||
+        a->edge != b->edge || a->inv != b->inv)
+        return false;
+    for (int k = 0; k < AUX_COUNT; k++)
+        if (a->has_aux[k] != b->has_aux[k] || (a->has_aux[k] && a->aux[k] != b->aux[k]))
+            return false;
+    return true;
+}
+
+size_t metrics_add_events(struct metric_plan *plan, struct pmu_event *events, size_t n, size_t max,
+                          const struct pmu_event *const *config_events, const size_t *n_config,
+                          const char *const *config_why)
+{
+    const struct metric_file *f = plan->f;
+    plan->first_added = n;
+    for (unsigned i = 0; i < f->n_idents; i++) {
+        const struct metric_ident *id = &f->idents[i];
+        if (!plan->need[i] || id->kind != METRIC_ID_EVENT)
+            continue;
+        int fixed = metric_fixed_counter(plan->vendor, id->name);
+        if (fixed >= 0) {
+            plan->source[i] = SRC_FIXED;
+            plan->index[i] = (unsigned)fixed;
+            plan->needs_fixed = true;
+            continue;
+        }
+        const struct pmu_event *def = NULL;
+        for (unsigned c = 0; c < f->n_configs && !def; c++)
+            for (size_t k = 0; config_events[c] && k < n_config[c] && !def; k++)
+                if (nb_strcmp(config_events[c][k].name, id->name) == 0)
+                    def = &config_events[c][k];
+        size_t found = n;
+        for (size_t k = 0; k < n && found == n; k++)
+            if (nb_strcmp(events[k].name, id->name) == 0 || (def && same_encoding(&events[k], def)))
+                found = k;
+        if (found == n && def && n < max) {
+            events[n] = *def;
+            found = n++;
+        }
+        if (found < n) {
+            plan->source[i] = SRC_EVENT;
+            plan->index[i] = (unsigned)found;
+            continue;
+        }
+        plan->source[i] = SRC_MISSING;
+        const char *why = NULL;
+        for (unsigned c = 0; c < f->n_configs && !why; c++)
+            if (!config_events[c])
+                why = config_why[c];
+        if (def)
+            nb_snprintf(plan->why[i], METRICS_WHY_MAX, "too many events to add %s", id->name);
+        else if (why)
+            nb_snprintf(plan->why[i], METRICS_WHY_MAX, "%s", why);
+        else
+            nb_snprintf(plan->why[i], METRICS_WHY_MAX, "event %s is not in %s", id->name,
+                        f->configs[0]);
+    }
+    return n;
+}
+
+struct eval_ctx {
+    const struct metric_plan *plan;
+    const struct metric_measured *m;
+};
+
+static double as_value(const struct metric_measured *m, int64_t v)
+{
+    return m->no_normalization ? (double)v : (double)v / 100;
+}
+
+static struct metric_value input(void *arg, const struct metric_ident *id)
+{
+    struct eval_ctx *c = arg;
+    const struct metric_plan *plan = c->plan;
+    const struct metric_measured *m = c->m;
+    unsigned i = (unsigned)(id - plan->f->idents);
+    switch (id->kind) {
+    case METRIC_ID_TSC:
+        if (m->tsc_known)
+            return (struct metric_value){ true, as_value(m, m->tsc), NULL };
+        return (struct metric_value){ false, 0, "RDTSC not measured" };
+    case METRIC_ID_CONST:
+        if (id->index == METRIC_CONST_TSC_HZ && m->tsc_hz)
+            return (struct metric_value){ true, (double)m->tsc_hz, NULL };
+        if (id->index == METRIC_CONST_TSC_HZ)
+            return (struct metric_value){ false, 0, "TSC frequency unknown" };
+        if (id->index >= METRIC_CONST_N1)
+            return (struct metric_value){ false, 0, "memory latencies N1..N4 not measured on this machine" };
+        return (struct metric_value){ false, 0, id->index == METRIC_CONST_ISSUE_WIDTH
+                                                    ? "issue_width unknown for this CPU"
+                                                    : "peak_flop_per_cycle unknown for this CPU" };
+    default:
+        break;
+    }
+    if (m->no_pmu_why)
+        return (struct metric_value){ false, 0, m->no_pmu_why };
+    switch (plan->source[i]) {
+    case SRC_FIXED:
+        if (plan->index[i] < m->n_fixed)
+            return (struct metric_value){ true, as_value(m, m->fixed_values[plan->index[i]]), NULL };
+        return (struct metric_value){ false, 0, "fixed counters not measured" };
+    case SRC_EVENT:
+        if (m->event_measured[plan->index[i]])
+            return (struct metric_value){ true, as_value(m, m->event_values[plan->index[i]]), NULL };
+        return (struct metric_value){ false, 0, "an event was not measured (see the warnings above)" };
+    case SRC_MISSING:
+        return (struct metric_value){ false, 0, plan->why[i] };
+    default:
+        return (struct metric_value){ false, 0, "not planned" };
+    }
+}
+
+void metrics_report(const struct metric_plan *plan, const struct metric_measured *m, struct report *r)
+{
+    const struct metric_file *f = plan->f;
+    struct eval_ctx ctx = { plan, m };
+    const char *told[METRIC_MAX];
+    unsigned n_told = 0;
+    bool printed[METRIC_MAX] = { false };
+    for (unsigned g = 0; g < plan->n_groups; g++) {
+        const struct metric_group *grp = &f->groups[plan->groups[g]];
+        for (unsigned k = 0; k < grp->n; k++) {
+            unsigned metric = grp->member[k];
+            if (printed[metric])
+                continue;
+            printed[metric] = true;
+            struct metric_value v = metric_file_eval(f, metric, input, &ctx);
+            char text[METRICS_WHY_MAX + 16], csv_name[METRIC_NAME_MAX + 8];
+            metric_format(text, sizeof(text), v);
+            nb_snprintf(csv_name, sizeof(csv_name), "metric.%s", f->metrics[metric].name);
+            bool seen = v.known;
+            for (unsigned t = 0; t < n_told && !seen; t++)
+                seen = nb_strcmp(told[t], v.why) == 0;
+            if (!seen && n_told < METRIC_MAX) {
+                told[n_told++] = v.why;
+                size_t n = nb_strlen(text);
+                nb_snprintf(text + n, sizeof(text) - n, " (%s)", v.why);
+            }
+            report_metric(r, f->metrics[metric].name, csv_name, text);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/*
+ * test_metric_configs.c — every shipped metric file (every .txt in configs/metrics/)
+ * loads without an error, has the `cpi` group, names only configs that
+ * exist, and every event it names is in those configs (or is a fixed
+ * counter of the vendor, or an architectural event for `config builtin`).
+ * A metric file other than arch_<vendor>.txt belongs to a microarchitecture
+ * cpu_map.txt lists.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metric_file.h"
+#include "nb_test.h"
+#include "pmu.h"
+#include "pmu_arch_events.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void print_error(void *arg, const char *message)
+{
+    (void)arg;
+    nb_test_note("%s", message);
+    CHECK(!"metric file error");
+}
+
+static void ignore_config_error(void *arg, unsigned line, const char *message)
+{
+    (void)arg;
+    (void)line;
+    (void)message;
+}
+
+static struct pmu_event events[METRIC_CONFIG_MAX][PMU_MAX_EVENTS];
+
+/* Checks one metric file; returns false when it could not be read. */
+static void check_file(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "configs/metrics/%.200s", name);
+    size_t len;
+    char *text = slurp(path, &len);
+    REQUIRE(text);
+    static struct metric_file f;
+    CHECK(metric_file_parse(text, len, path, &f, print_error, NULL));
+    free(text);
+    CHECK(metric_file_group(&f, "cpi") >= 0);
+    REQUIRE(f.n_configs >= 1);
+    enum cpu_vendor vendor = strstr(name, "amd") || strncmp(name, "Zen", 3) == 0 ? VENDOR_AMD : VENDOR_INTEL;
+    struct pmu_desc d = { .vendor = vendor, .n_gp = 8, .amd_ext_core = vendor == VENDOR_AMD };
+    size_t n_events[METRIC_CONFIG_MAX] = { 0 };
+    for (unsigned c = 0; c < f.n_configs; c++) {
+        const char *cfg;
+        char *owned = NULL;
+        if (strcmp(f.configs[c], "builtin") == 0) {
+            cfg = pmu_arch_events(vendor);
+            len = strlen(cfg);
+        } else {
+            snprintf(path, sizeof(path), "configs/%.60s", f.configs[c]);
+            owned = slurp(path, &len);
+            if (!CHECK(owned)) {
+                nb_test_note("%s: config %s does not exist", name, f.configs[c]);
+                continue;
+            }
+            cfg = owned;
+            CHECK(strstr(cfg, vendor == VENDOR_AMD ? "# vendor: amd" : "# vendor: intel"));
+        }
+        n_events[c] = pmu_config_parse(cfg, len, &d, events[c], PMU_MAX_EVENTS, ignore_config_error, NULL);
+        free(owned);
+    }
+    for (unsigned i = 0; i < f.n_idents; i++) {
+        const struct metric_ident *id = &f.idents[i];
+        if (id->kind != METRIC_ID_EVENT || metric_fixed_counter(vendor, id->name) >= 0)
+            continue;
+        bool found = false;
+        for (unsigned c = 0; c < f.n_configs && !found; c++)
+            for (size_t k = 0; k < n_events[c] && !found; k++)
+                found = strcmp(events[c][k].name, id->name) == 0;
+        if (!CHECK(found))
+            nb_test_note("%s: event %s is in none of its configs", name, id->name);
+    }
+}
+
+NB_TEST(metric_configs_every_event_exists)
+{
+    DIR *dir = opendir("configs/metrics");
+    REQUIRE(dir);
+    size_t len;
+    char *map = slurp("configs/cpu_map.txt", &len);
+    REQUIRE(map);
+    struct dirent *e;
+    unsigned n = 0;
+    bool arch_intel = false, arch_amd = false;
+    while ((e = readdir(dir))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".txt") != 0)
+            continue;
+        nb_test_note("file %s", e->d_name);
+        check_file(e->d_name);
+        n++;
+        arch_intel |= strcmp(e->d_name, "arch_intel.txt") == 0;
+        arch_amd |= strcmp(e->d_name, "arch_amd.txt") == 0;
+        if (strncmp(e->d_name, "arch_", 5) == 0)
+            continue;
+        /* PREFIX.txt: cpu_map.txt has " PREFIX" as a whole word. */
+        char word[128];
+        snprintf(word, sizeof(word), " %.*s", (int)(l - 4), e->d_name);
+        bool listed = false;
+        for (const char *p = strstr(map, word); p && !listed; p = strstr(p + 1, word)) {
+            char after = p[strlen(word)];
+            listed = after == '\n' || after == ' ' || after == '\0';
+        }
+        if (!CHECK(listed))
+            nb_test_note("%s: no microarchitecture of that name in cpu_map.txt", e->d_name);
+    }
+    closedir(dir);
+    free(map);
+    CHECK(arch_intel && arch_amd);
+    CHECK(n >= 7);
+}
