@@ -691,3 +691,77 @@ NB_TEST(results_verbose_amd_fixed_and_msr_blocks)
     CHECK_EQ_STR(measure(&x, "0C0.00 RETIRED_INSTRUCTIONS\n"), want);
     rig_down(&x);
 }
+
+/* Puts a repository file onto the fake medium as nanobench/PATH. */
+static void add_repo_file(struct host_platform *h, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static char text[1 << 21];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char target[256];
+    snprintf(target, sizeof(target), "nanobench/%s", path);
+    host_fs_add_text(h, target, text);
+}
+
+/* The medium as tools/nanobench fills it for -metrics on Skylake-X (cpu_map picks the model). */
+static void skylake_x_medium(struct host_platform *h)
+{
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_SkylakeX_common.txt");
+    add_repo_file(h, "configs/cfg_SkylakeX_all_core.txt");
+    add_repo_file(h, "configs/metrics/SkylakeX.txt");
+}
+
+/*
+ * -metrics cpi on the Skylake-X rig, from the shipped metric file and
+ * configs: per copy 3.00 instructions (fixed 0), 1.50 core cycles (fixed
+ * 1), 1.20 reference cycles (fixed 2) and 2.00 TSC ticks. By hand:
+ * CPI 1.50/3.00 = 0.50, NOMINAL_CPI 1.20/3.00 = 0.40, TSC_PER_INST
+ * 2.00/3.00 = 0.67, IPC 3.00/1.50 = 2.00, REF_PER_TSC 1.20/2.00 = 0.60;
+ * EFFECTIVE_MHZ needs the TSC frequency, which the rig does not know.
+ */
+NB_TEST(results_metrics_cpi_skylake)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 150;
+    hw.fixed_centi[2] = 120;
+    x.o.metrics = "cpi";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.67\nIPC: 2.00\n"
+                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.60\n");
+    rig_down(&x);
+}
+
+/* Per copy: 4 loads, 1 L1 miss (0.25 hit the fill buffer), 0.5 L2 and 0.1 L3 misses, LLC 0.2 of 0.8, 0.03 walks, 25 pending cycles. */
+static const struct rate MEMORY_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0xD0, 0x81, 400 }, { 0xD1, 0x08, 100 }, { 0xD1, 0x10, 50 }, { 0xD1, 0x20, 10 },
+    { 0xD1, 0x40, 25 },
+    { 0x2E, 0x41, 20 },  { 0x2E, 0x4F, 80 },  { 0x08, 0x0E, 3 },  { 0x48, 0x01, 2500 },
+};
+
+/*
+ * -metrics memory on Skylake-X: the nine events it needs are added to the
+ * benchmark's and scheduled (D0/D1 on PMC0-3 only) into several groups. By
+ * hand: L1D 1/4 = 0.25, L2 0.5/1 = 0.50, L3 0.1/0.5 = 0.20, LLC 0.2/0.8 =
+ * 0.25, DTLB walks per 1000 instructions 1000 x 0.03/3 = 10.00, load miss
+ * latency 25/(1 + 0.25) = 20.00.
+ */
+NB_TEST(results_metrics_memory_skylake)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, MEMORY_RATES, NB_ARRAY_SIZE(MEMORY_RATES)));
+    hw.fixed_centi[0] = 300;
+    x.o.metrics = "memory";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nL1D_MISS_RATIO: 0.25\nL2_MISS_RATIO: 0.50\nL3_MISS_RATIO: 0.20\n"
+                 "LLC_MISS_RATIO: 0.25\nDTLB_WALKS_PKI: 10.00\nLOAD_MISS_LATENCY: 20.00\n");
+    rig_down(&x);
+}
