@@ -977,6 +977,45 @@ test_mica_xcheck() {
     expect_eq "benchmarks compared" "${#MICA_XCHECK[@]}" "$n"
 }
 
+# MICA-SPEC's worked examples E1-E6 as real code (tests/qemu/mica_examples.suite):
+# every line of tests/qemu/mica_examples.expected rebuilt from the CSV rows
+# mica.<analysis>.<field>[.<k>] of run-0001-mica.csv, exactly.
+mica_csv_line() { # CSV BENCHMARK ANALYSIS[.K]
+    local analysis=${3%%.*} k=
+    [[ $3 == *.* ]] && k=.${3#*.}
+    awk -F, -v b="$2" -v a="$analysis" -v k="$k" '
+        $1 != b { next }
+        { n = split($2, f, ".") }
+        f[1] != "mica" || f[2] != a { next }
+        (k == "" && n != 3) || (k != "" && (n != 4 || "." f[4] != k)) { next }
+        { printf "%s%s", (out++ ? " " : ""), (f[3] ~ /^d[0-9]+$/ ? f[3] "=" $3 : $3) }
+        END { print "" }' "$1"
+}
+test_mica_examples() {
+    local out rc
+    out=$($NB -suite tests/qemu/mica_examples.suite -icount 4 -results "$TMP/examples" 2>&1)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || { echo "$out"; return 1; }
+    local csv=$TMP/examples/run-0001-mica.csv bench analysis values expected actual start tok n=0
+    while read -r bench analysis values; do
+        [[ -z $bench || $bench == \#* ]] && continue
+        expected=
+        for tok in $values; do
+            if [[ $tok == pages:* ]]; then
+                # pages touched by [start+A, start+B): the harness's code placement
+                IFS=: read -r _ a b <<<"$tok"
+                start=$(od -An -tu8 -j 48 -N 8 "$TMP/examples/run-0001-$bench.trace" | tr -d ' ')
+                tok=$(( ((start + b - 1) >> 12) - ((start + a) >> 12) + 1 ))
+            fi
+            expected+=${expected:+ }$tok
+        done
+        actual=$(mica_csv_line "$csv" "$bench" "$analysis")
+        expect_eq "$bench $analysis" "$expected" "$actual" || return 1
+        n=$((n + 1))
+    done <tests/qemu/mica_examples.expected
+    expect_eq "lines checked" 47 "$n"
+}
+
 # A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
 # fails setting the guest's MSRs, as on this project's own machines) must not
 # end the run: qemu-run.sh checks KVM with a paused guest and falls back to
@@ -1112,6 +1151,7 @@ run_test hangs test_hangs
 run_test hangs_nmi test_hangs_nmi
 run_test mica_traces test_mica_traces
 run_test mica_xcheck test_mica_xcheck
+run_test mica_examples test_mica_examples
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
 run_test no_temporary_files_left test_no_temporary_files_left
 run_test results_folder_collects_runs test_results_folder_collects_runs
