@@ -237,7 +237,6 @@ int mica_ptrace_run(char *const *argv, const char *trace_path, const struct mica
         }
         status = 0; /* the INT3's SIGTRAP is not delivered */
     }
-    int deliver = o->int3_markers ? 0 : signal_to_deliver(status);
     uint64_t last_rip = 0;
     for (;;) {
         struct user_regs_struct u;
@@ -276,9 +275,8 @@ int mica_ptrace_run(char *const *argv, const char *trace_path, const struct mica
         mica_untraceable(bytes, &is_pushf);
         mica_capture_append(&t.cap, u.rip, regs, bytes);
         pushf_before = is_pushf;
-        if (ptrace(PTRACE_SINGLESTEP, t.pid, 0, deliver) != 0)
+        if (ptrace(PTRACE_SINGLESTEP, t.pid, 0, 0) != 0)
             break;
-        deliver = 0;
         status = wait_child(t.pid);
         if (status < 0)
             break;
@@ -292,15 +290,31 @@ int mica_ptrace_run(char *const *argv, const char *trace_path, const struct mica
             t.cap.end_rip = last_rip;
             break;
         }
-        int sig = signal_to_deliver(status);
-        if (sig) {
-            /* The instruction faulted (or a signal arrived): hand it on, and follow the handler. */
+        int sig;
+        while ((sig = signal_to_deliver(status)) != 0) {
+            /*
+             * The recorded instruction faulted (kept in the trace, as the image
+             * keeps it) or a signal arrived before it ran: hand the signal on
+             * now, without recording the same state again. Then the handler's
+             * first instruction, the instruction itself (signal ignored), or
+             * the end (killed) follows. An asynchronous signal that a handler
+             * catches leaves one record of an instruction that ran only after
+             * the handler (and is recorded again then).
+             */
             siginfo_t si;
             memset(&si, 0, sizeof(si));
             ptrace(PTRACE_GETSIGINFO, t.pid, 0, &si);
             vector = vector_of(sig, si.si_code);
-            deliver = sig;
-            /* The same RIP is recorded again if a handler returns to it. */
+            if (ptrace(PTRACE_SINGLESTEP, t.pid, 0, sig) != 0 || (status = wait_child(t.pid)) < 0 ||
+                !WIFSTOPPED(status) || (status >> 16) == PTRACE_EVENT_EXIT)
+                break;
+        }
+        if (status < 0 || !WIFSTOPPED(status))
+            break;
+        if ((status >> 16) == PTRACE_EVENT_EXIT) {
+            struct user_regs_struct e;
+            t.cap.end_rip = ptrace(PTRACE_GETREGS, t.pid, 0, &e) == 0 ? e.rip : last_rip;
+            break;
         }
     }
     if (t.cap.end_rip == 0)
