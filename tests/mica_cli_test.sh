@@ -96,6 +96,14 @@ printf 'bits 64\nrep stosb\npushfq\npop rax\n' >"$tmp/rep.asm"; nasm -f bin -o "
 "$mica" -o "$tmp/pt5" -int3_markers -mica itypes -- "$runner" -init "$tmp/rcx.bin" "$tmp/rep.bin" \
     >"$tmp/pt5.txt" 2>&1
 check "int3 markers: rep" grep -qx 'MICA itypes: 5 1 4 0 0 0 2 0 3 0 0 0 0' "$tmp/pt5.txt"
+# A fault between the markers: the faulting load is the last record (once),
+# the header says fault, vector 14 (#PF).
+printf 'bits 64\nnop\nmov rax, [0]\n' >"$tmp/pf.asm"; nasm -f bin -o "$tmp/pf.bin" "$tmp/pf.asm"
+"$mica" -o "$tmp/pt7" -int3_markers -mica itypes -- "$runner" "$tmp/pf.bin" >"$tmp/pt7.txt" 2>"$tmp/pt7.err"
+check "fault: exit 0" test $? -eq 0
+check "fault: itypes" grep -qx 'MICA itypes: 2 1 0 0 1 0 0 0 0 0 0 1 0' "$tmp/pt7.txt"
+check "fault: vector" grep -q 'stopped on exception vector 14' "$tmp/pt7.txt"
+check "fault: killed said" grep -q 'killed by signal 11' "$tmp/pt7.err"
 "$mica" -o "$tmp/pt6" -int3_markers -- /bin/true >/dev/null 2>"$tmp/pt6.err"
 check "int3 markers missing: exit 1" test $? -eq 1
 check "int3 markers missing: message" grep -q 'ended before its first' "$tmp/pt6.err"

@@ -319,10 +319,10 @@ int mica_ptrace_run(char *const *argv, const char *trace_path, const struct mica
     }
     if (t.cap.end_rip == 0)
         t.cap.end_rip = last_rip;
-    if (o->int3_markers && !at_marker && !res->too_long)
-        res->markers_missing = true;
     if (status >= 0)
         run_to_end(&t, status, res);
+    if (o->int3_markers && !at_marker && !res->too_long && !res->killed)
+        res->markers_missing = true;
     fault = res->killed;
     if (fault && !vector)
         vector = vector_of(res->signal, 0);
