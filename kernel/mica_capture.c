@@ -7,9 +7,8 @@
 
 struct mica_capture *mica_capture_current;
 
-/* The longest record: tag, RIP delta, 1 + 15 bytes, mask, 17 values of at most 10 bytes each. */
-#define RECORD_MAX (1 + 10 + 1 + NB_TRACE_MAX_INSN_BYTES + 3 + NB_TRACE_NREGS * 10)
-#define END_RECORD_SIZE 9
+#define RECORD_MAX MICA_CAPTURE_RECORD_MAX
+#define END_RECORD_SIZE MICA_CAPTURE_END_RECORD_SIZE
 
 void mica_capture_begin(struct mica_capture *c, uint8_t *buf, size_t cap, struct mica_seen *seen,
                         size_t seen_cap, uint64_t start, uint64_t stop, uint64_t max_instructions)
@@ -198,6 +197,12 @@ void mica_capture_step(uint64_t *frame)
         stop_at(c, frame, MICA_BUFFER_FULL, rip);
         return;
     }
+    mica_capture_append(c, rip, regs, bytes);
+    c->pushf_before = pushf;
+}
+
+void mica_capture_append(struct mica_capture *c, uint64_t rip, const uint64_t *regs, const uint8_t *bytes)
+{
     bool with_bytes = bytes_needed(c, rip, bytes);
     uint32_t mask = 0;
     for (int r = 0; r < NB_TRACE_NREGS; r++)
@@ -222,7 +227,6 @@ void mica_capture_step(uint64_t *frame)
     for (int r = 0; r < NB_TRACE_NREGS; r++)
         c->prev_regs[r] = regs[r];
     c->prev_rip = rip;
-    c->pushf_before = pushf;
     c->count++;
 }
 

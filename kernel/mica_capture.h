@@ -76,6 +76,18 @@ void mica_capture_begin(struct mica_capture *c, uint8_t *buf, size_t cap, struct
 extern struct mica_capture *mica_capture_current;
 /* Called by the #DB stub with frame[MICA_FRAME_SLOTS]; may clear TF in frame[MICA_FRAME_RFLAGS]. */
 void mica_capture_step(uint64_t *frame);
+/*
+ * The encoder alone, for tracers that are not a #DB handler (tools/nb_mica's
+ * ptrace capture): appends the record of the instruction at `rip` with the
+ * registers before it (NB_TRACE_NREGS, RFLAGS as the code sees it) and the
+ * NB_TRACE_MAX_INSN_BYTES bytes at rip. The caller checks that
+ * MICA_CAPTURE_RECORD_MAX bytes are free (and may empty buf between records:
+ * only the deltas' state is kept in `c`).
+ */
+void mica_capture_append(struct mica_capture *c, uint64_t rip, const uint64_t *regs, const uint8_t *bytes);
+/* The longest record: tag, RIP delta, 1 + 15 bytes, mask, 17 values of at most 10 bytes each. */
+#define MICA_CAPTURE_RECORD_MAX (1 + 10 + 1 + NB_TRACE_MAX_INSN_BYTES + 3 + NB_TRACE_NREGS * 10)
+#define MICA_CAPTURE_END_RECORD_SIZE 9
 /* After the run: a run that ended otherwise (fault, timeout) ends the trace at `rip`. */
 void mica_capture_end(struct mica_capture *c, uint64_t rip);
 /* Appends the end record (after mica_capture_end or a stop). False when it does not fit. */

@@ -4,9 +4,14 @@
 # folder, analysed by file and by folder; exact numbers from the known loop;
 # and the refusals (damaged trace, bad options) with their exit status.
 #
-# usage: tests/mica_cli_test.sh MICA_GEN_TRACE NB_MICA
+# The ptrace capture (nb_mica -- PROGRAM): /bin/true with its dynamic
+# loader, and benchmark code between INT3 markers (tests/mica/mica_runner.c)
+# with exact numbers.
+#
+# usage: tests/mica_cli_test.sh MICA_GEN_TRACE NB_MICA MICA_RUNNER
 set -uo pipefail
-gen=${1:?usage: mica_cli_test.sh GEN NB_MICA} mica=${2:?usage: mica_cli_test.sh GEN NB_MICA}
+gen=${1:?usage: mica_cli_test.sh GEN NB_MICA RUNNER} mica=${2:?usage: mica_cli_test.sh GEN NB_MICA RUNNER}
+runner=${3:?usage: mica_cli_test.sh GEN NB_MICA RUNNER}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -58,6 +63,50 @@ check "bad spec: file:line" grep -q 'bad.spec:2: unknown XED category' "$tmp/e5.
 "$mica" "$res/run-0007-loop.trace" -mica_max_instructions 1000 -o "$tmp/o3" 2>"$tmp/e6.txt" >/dev/null
 check "max instructions: exit 1" test $? -eq 1
 check "max instructions: message" grep -q 'more than the limit of 1000' "$tmp/e6.txt"
+
+# nb_mica -- PROGRAM: the whole program under ptrace, loader included.
+"$mica" -o "$tmp/pt" -- /bin/true >"$tmp/pt.txt" 2>"$tmp/pt.err"
+check "ptrace /bin/true: exit 0" test $? -eq 0
+check "ptrace /bin/true: trace written" test -s "$tmp/pt/true.trace"
+check "ptrace /bin/true: report" grep -q '^MICA itypes: [1-9][0-9]* ' "$tmp/pt.txt"
+check "ptrace /bin/true: count said" grep -q '/bin/true: [0-9]* instructions traced' "$tmp/pt.err"
+check "ptrace /bin/true: header count = itypes count" test \
+    "$(od -An -tu8 -j 16 -N 8 "$tmp/pt/true.trace" | tr -d ' ')" = \
+    "$(sed -n 's/^MICA itypes: \([0-9]*\) .*/\1/p' "$tmp/pt.txt")"
+"$mica" -o "$tmp/pt2" -mica_max_instructions 500 -mica itypes -- /bin/true >"$tmp/pt2.txt" 2>"$tmp/pt2.err"
+check "ptrace limit: exit 1" test $? -eq 1
+check "ptrace limit: message" grep -q 'more than -mica_max_instructions 500 instructions' "$tmp/pt2.err"
+check "ptrace limit: the 500 are analysed" grep -qx 'MICA itypes: 500 .*' "$tmp/pt2.txt"
+"$mica" -o "$tmp/pt3" -- "$tmp/no-such-program" 2>"$tmp/pt3.err" >/dev/null
+check "ptrace missing program: exit 1" test $? -eq 1
+check "ptrace missing program: message" grep -q 'no-such-program: cannot run it: No such file' "$tmp/pt3.err"
+
+# Between INT3 markers: 3 iterations of 2 copies of ADD RAX, RBX; ADD RBX, RAX,
+# then DEC R15 and JNZ: 18 instructions, 3 control, 15 arithmetic.
+printf 'bits 64\nadd rax, rbx\nadd rbx, rax\n' >"$tmp/add.asm"
+nasm -f bin -o "$tmp/add.bin" "$tmp/add.asm"
+"$mica" -o "$tmp/pt4" -int3_markers -- "$runner" -unroll_count 2 -loop_count 3 "$tmp/add.bin" \
+    >"$tmp/pt4.txt" 2>"$tmp/pt4.err"
+check "int3 markers: exit 0" test $? -eq 0
+check "int3 markers: itypes" grep -qx 'MICA itypes: 18 0 0 3 15 0 0 0 0 0 0 0 0' "$tmp/pt4.txt"
+check "int3 markers: ppm" grep -qx 'MICA ppm: 18 2 2 2 2 2 2 2 2 2 2 2 2 3 1 1' "$tmp/pt4.txt"
+# REP STOSB with RCX = 3: one record per iteration; PUSHF's TF is the program's.
+printf 'bits 64\nmov rcx, 3\n' >"$tmp/rcx.asm"; nasm -f bin -o "$tmp/rcx.bin" "$tmp/rcx.asm"
+printf 'bits 64\nrep stosb\npushfq\npop rax\n' >"$tmp/rep.asm"; nasm -f bin -o "$tmp/rep.bin" "$tmp/rep.asm"
+"$mica" -o "$tmp/pt5" -int3_markers -mica itypes -- "$runner" -init "$tmp/rcx.bin" "$tmp/rep.bin" \
+    >"$tmp/pt5.txt" 2>&1
+check "int3 markers: rep" grep -qx 'MICA itypes: 5 1 4 0 0 0 2 0 3 0 0 0 0' "$tmp/pt5.txt"
+# A fault between the markers: the faulting load is the last record (once),
+# the header says fault, vector 14 (#PF).
+printf 'bits 64\nnop\nmov rax, [0]\n' >"$tmp/pf.asm"; nasm -f bin -o "$tmp/pf.bin" "$tmp/pf.asm"
+"$mica" -o "$tmp/pt7" -int3_markers -mica itypes -- "$runner" "$tmp/pf.bin" >"$tmp/pt7.txt" 2>"$tmp/pt7.err"
+check "fault: exit 0" test $? -eq 0
+check "fault: itypes" grep -qx 'MICA itypes: 2 1 0 0 1 0 0 0 0 0 0 1 0' "$tmp/pt7.txt"
+check "fault: vector" grep -q 'stopped on exception vector 14' "$tmp/pt7.txt"
+check "fault: killed said" grep -q 'killed by signal 11' "$tmp/pt7.err"
+"$mica" -o "$tmp/pt6" -int3_markers -- /bin/true >/dev/null 2>"$tmp/pt6.err"
+check "int3 markers missing: exit 1" test $? -eq 1
+check "int3 markers missing: message" grep -q 'ended before its first' "$tmp/pt6.err"
 
 echo "mica-test: $fails failed"
 exit $((fails > 0))

@@ -6,13 +6,14 @@
 # files, run numbering, -image and target-side error reporting.
 #
 # usage: tests/qemu/run.sh [filter]   (runs the tests whose name contains filter)
+#        KEEP_TMP=1 keeps the temporary folder (results, traces) for a look
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 NB=tools/nanobench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nb-qemu-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+trap '[[ -n ${KEEP_TMP:-} ]] || rm -rf "$TMP"' EXIT
 FILTER=${1:-}
 passed=0
 failed=0
@@ -934,6 +935,103 @@ test_mica_traces() {
         { echo "no mica CSV row"; return 1; }
 }
 
+# Capture cross-check (issue 9): the same benchmark code traced in the image
+# under QEMU (#DB single-steps) and on this host under ptrace
+# (nb_mica -int3_markers -- build/host/mica_runner, which lays the code out
+# as the image's trace run: the traced region at the page offset of the
+# image's first traced RIP, the first copy 64-byte aligned, R14/RDI/RSI/RBP/RSP
+# in the middle of page-aligned 1 MiB areas) gives the same analyses, every
+# CSV row of `-mica all`. Absolute addresses differ between the two; MICA's
+# analyses see them only through blocks, pages and strides, and every stride
+# between two areas or from address 0 is beyond the last bucket in both.
+# Each row: name|init|late init|main|unroll_count|loop_count.
+MICA_XCHECK=(
+    "add|||ADD RAX, RBX; ADD RBX, RAX|4|10"
+    "rep|mov rcx, 3||rep stosb|1|0"
+    "pushf|||pushfq; pop rax|2|0"
+    "mem|||mov rax, [r14]; mov [rsi+8], rax; add r14, 64; add rsi, 24|2|20"
+    "late||nop; nop|push rax; pop rbx; lea rcx, [rbx+rax*2]|3|0"
+    "branch|||test r15, 1; jz \$+4; nop; nop; inc rax|1|16"
+)
+test_mica_xcheck() {
+    make -s build/host/mica_runner || return 1
+    local line name init late main unroll loop suite=$TMP/xcheck.suite
+    : >"$suite"
+    for line in "${MICA_XCHECK[@]}"; do
+        IFS='|' read -r name init late main unroll loop <<<"$line"
+        printf '%s: -asm "%s" -unroll_count %s -loop_count %s -mica all' "$name" "$main" "$unroll" "$loop" >>"$suite"
+        [[ -n $init ]] && printf ' -asm_init "%s"' "$init" >>"$suite"
+        [[ -n $late ]] && printf ' -asm_late_init "%s"' "$late" >>"$suite"
+        echo >>"$suite"
+    done
+    $NB -suite "$suite" -icount 4 -results "$TMP/xcheck" >"$TMP/xcheck.out" 2>&1 ||
+        { echo "image run failed:"; cat "$TMP/xcheck.out"; return 1; }
+    local asm part f offset image host n=0
+    for line in "${MICA_XCHECK[@]}"; do
+        IFS='|' read -r name init late main unroll loop <<<"$line"
+        local args=(-unroll_count "$unroll" -loop_count "$loop")
+        for part in init late main; do
+            asm=${!part}
+            [[ -z $asm ]] && continue
+            f=$TMP/xcheck-$name-$part
+            printf 'bits 64\n%s\n' "${asm//; /$'\n'}" | sed 's/\\\$/$/' >"$f.asm"
+            nasm -f bin -o "$f.bin" "$f.asm" || return 1
+            case $part in init) args+=(-init "$f.bin") ;; late) args+=(-late_init "$f.bin") ;; esac
+        done
+        f=$TMP/xcheck/run-0001-$name.trace
+        [[ -f $f ]] || { echo "$name: no image trace"; cat "$TMP/xcheck.out"; return 1; }
+        offset=$(( $(od -An -tu8 -j 48 -N 8 "$f" | tr -d ' ') % 4096 ))
+        build/host/nb_mica -q -o "$TMP/xcheck-host-$name" -int3_markers -- \
+            build/host/mica_runner -page_offset "$offset" "${args[@]}" "$TMP/xcheck-$name-main.bin" 2>"$TMP/xcheck.err" ||
+            { echo "$name: nb_mica --:"; cat "$TMP/xcheck.err"; return 1; }
+        image=$(grep "^$name," "$TMP/xcheck/run-0001-mica.csv" | cut -d, -f2-)
+        host=$(grep "^mica_runner," "$TMP/xcheck-host-$name/mica.csv" | cut -d, -f2-)
+        [[ -n $image ]] || { echo "$name: no image rows"; return 1; }
+        expect_eq "$name: host (ptrace) vs image (QEMU) analyses" "$image" "$host" || return 1
+        n=$((n + 1))
+    done
+    expect_eq "benchmarks compared" "${#MICA_XCHECK[@]}" "$n"
+}
+
+# MICA-SPEC's worked examples E1-E6 as real code (tests/qemu/mica_examples.suite):
+# every line of tests/qemu/mica_examples.expected rebuilt from the CSV rows
+# mica.<analysis>.<field>[.<k>] of run-0001-mica.csv, exactly.
+mica_csv_line() { # CSV BENCHMARK ANALYSIS[.K]
+    local analysis=${3%%.*} k=
+    [[ $3 == *.* ]] && k=.${3#*.}
+    awk -F, -v b="$2" -v a="$analysis" -v k="$k" '
+        $1 != b { next }
+        { n = split($2, f, ".") }
+        f[1] != "mica" || f[2] != a { next }
+        (k == "" && n != 3) || (k != "" && (n != 4 || "." f[4] != k)) { next }
+        { printf "%s%s", (out++ ? " " : ""), (f[3] ~ /^d[0-9]+$/ ? f[3] "=" $3 : $3) }
+        END { print "" }' "$1"
+}
+test_mica_examples() {
+    local out rc
+    out=$($NB -suite tests/qemu/mica_examples.suite -icount 4 -results "$TMP/examples" 2>&1)
+    rc=$?
+    expect_eq "exit status" 0 "$rc" || { echo "$out"; return 1; }
+    local csv=$TMP/examples/run-0001-mica.csv bench analysis values expected actual start tok n=0
+    while read -r bench analysis values; do
+        [[ -z $bench || $bench == \#* ]] && continue
+        expected=
+        for tok in $values; do
+            if [[ $tok == pages:* ]]; then
+                # pages touched by [start+A, start+B): the harness's code placement
+                IFS=: read -r _ a b <<<"$tok"
+                start=$(od -An -tu8 -j 48 -N 8 "$TMP/examples/run-0001-$bench.trace" | tr -d ' ')
+                tok=$(( ((start + b - 1) >> 12) - ((start + a) >> 12) + 1 ))
+            fi
+            expected+=${expected:+ }$tok
+        done
+        actual=$(mica_csv_line "$csv" "$bench" "$analysis")
+        expect_eq "$bench $analysis" "$expected" "$actual" || return 1
+        n=$((n + 1))
+    done <tests/qemu/mica_examples.expected
+    expect_eq "lines checked" 47 "$n"
+}
+
 # A /dev/kvm on which QEMU cannot start a guest (nested virtualisation that
 # fails setting the guest's MSRs, as on this project's own machines) must not
 # end the run: qemu-run.sh checks KVM with a paused guest and falls back to
@@ -1069,6 +1167,8 @@ run_test machine_reset_resumes test_machine_reset_resumes
 run_test hangs test_hangs
 run_test hangs_nmi test_hangs_nmi
 run_test mica_traces test_mica_traces
+run_test mica_xcheck test_mica_xcheck
+run_test mica_examples test_mica_examples
 run_test broken_kvm_falls_back_to_tcg test_broken_kvm_falls_back_to_tcg
 run_test no_temporary_files_left test_no_temporary_files_left
 run_test results_folder_collects_runs test_results_folder_collects_runs

@@ -4,6 +4,7 @@
  * analyses of ../shared/MICA-SPEC.md.
  *
  * usage: nb_mica TRACE...|RESULTS_DIR [options]
+ *        nb_mica [options] [-int3_markers] -- PROGRAM ARGS...
  *   -mica LIST                 all (default) or a comma list of itypes, ilp, ilp_one,
  *                              reg, stride, memfootprint, memstackdist,
  *                              fullmemstackdist, ppm
@@ -15,6 +16,12 @@
  *   -mica_max_instructions N   refuse longer traces (default 10,000,000; 0 = no limit)
  *   -o DIR                     where outputs go (default: the trace's folder)
  *   -q                         no report on stdout
+ *   -int3_markers              with --: trace only between the program's first two INT3
+ *
+ * With `-- PROGRAM ARGS`, the program runs on this machine under ptrace,
+ * single-stepped (tools/mica/mica_ptrace.h), into DIR/<program>.trace
+ * (DIR: -o, default the current folder), which is then analysed as above.
+ * -mica_max_instructions stops that trace (the program runs on untraced).
  *
  * For run-NNNN-<benchmark>.trace it prints the report under "<benchmark>:",
  * appends CSV rows to DIR/run-NNNN-mica.csv and writes MICA's own files to
@@ -34,6 +41,7 @@
 #include "mica_analyze.h"
 #include "mica_itypes.h"
 #include "mica_output.h"
+#include "mica_ptrace.h"
 #include "mica_run.h"
 
 struct settings {
@@ -41,6 +49,7 @@ struct settings {
     uint64_t max_instructions;
     const char *out_dir;
     bool quiet;
+    bool int3_markers;
 };
 
 /* CSV files already started in this invocation (later traces append). */
@@ -51,7 +60,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: nb_mica TRACE...|RESULTS_DIR [-mica LIST] [-mica_interval S] "
                     "[-mica_ilp_size W]\n              [-mica_block_size K] [-mica_page_size K] "
-                    "[-mica_itypes FILE]\n              [-mica_max_instructions N] [-o DIR] [-q]\n");
+                    "[-mica_itypes FILE]\n              [-mica_max_instructions N] [-o DIR] [-q]\n"
+                    "       nb_mica [options] [-int3_markers] -- PROGRAM [ARGS...]\n");
     return 2;
 }
 
@@ -214,6 +224,52 @@ out:
     return rc;
 }
 
+/* nb_mica -- PROGRAM ARGS: the ptrace capture into DIR/<program>.trace, then its analysis. */
+static int trace_program(char **argv, struct settings *s)
+{
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    if (!s->out_dir)
+        s->out_dir = ".";
+    if (host_make_dirs(s->out_dir) != 0) {
+        fprintf(stderr, "nb_mica: %s: %s\n", s->out_dir, strerror(errno));
+        return 1;
+    }
+    char name[256], err[512];
+    snprintf(name, sizeof(name), "%s.trace", base[0] ? base : "program");
+    char *path = host_path_join(s->out_dir, name);
+    struct mica_ptrace_options po = { .max_instructions = s->max_instructions, .int3_markers = s->int3_markers };
+    struct mica_ptrace_result res;
+    int status = 0;
+    if (mica_ptrace_run(argv, path, &po, &res, err, sizeof(err)) != 0) {
+        fprintf(stderr, "nb_mica: %s\n", err);
+        free(path);
+        return 1;
+    }
+    if (!s->quiet)
+        fprintf(stderr, "nb_mica: %s: %llu instructions traced into %s\n", argv[0],
+                (unsigned long long)res.instructions, path);
+    if (res.too_long) {
+        fprintf(stderr, "nb_mica: %s: more than -mica_max_instructions %llu instructions; the trace stops "
+                "there and the program ran on untraced (the trace up to it is analysed; -mica_max_instructions 0: "
+                "no limit)\n", argv[0], (unsigned long long)s->max_instructions);
+        status = 1;
+    }
+    if (res.markers_missing) {
+        fprintf(stderr, "nb_mica: %s: -int3_markers: the program ended before its %s INT3\n", argv[0],
+                res.instructions ? "second" : "first (or second)");
+        status = 1;
+    }
+    if (res.killed)
+        fprintf(stderr, "nb_mica: %s: killed by signal %d (%s)\n", argv[0], res.signal, strsignal(res.signal));
+    else if (res.exit_status)
+        fprintf(stderr, "nb_mica: %s: exit status %d\n", argv[0], res.exit_status);
+    if (analyse(path, s) < 0)
+        status = 1;
+    free(path);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = { .max_instructions = 10000000 };
@@ -222,9 +278,22 @@ int main(int argc, char **argv)
     size_t n_inputs = 0;
     const char *list = "all";
     mica_options_default(&s.opt);
+    char **program = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t x;
+        if (strcmp(a, "--") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "nb_mica: -- needs a program to trace\n");
+                return usage();
+            }
+            program = argv + i + 1;
+            break;
+        }
+        if (strcmp(a, "-int3_markers") == 0) {
+            s.int3_markers = true;
+            continue;
+        }
         if (a[0] != '-') {
             if (add_input(a, &inputs, &n_inputs) < 0)
                 return 2;
@@ -279,7 +348,7 @@ int main(int argc, char **argv)
             return usage();
         }
     }
-    if (n_inputs == 0)
+    if ((n_inputs == 0) == !program || (s.int3_markers && !program))
         return usage();
     if (mica_options_set_list(&s.opt, list, err, sizeof(err)) != 0 ||
         mica_options_check(&s.opt, err, sizeof(err)) != 0) {
@@ -287,6 +356,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = 0;
+    if (program)
+        status = trace_program(program, &s);
     for (size_t i = 0; i < n_inputs; i++) {
         if (analyse(inputs[i], &s) < 0)
             status = 1;
