@@ -765,3 +765,33 @@ NB_TEST(results_metrics_memory_skylake)
                  "LLC_MISS_RATIO: 0.25\nDTLB_WALKS_PKI: 10.00\nLOAD_MISS_LATENCY: 20.00\n");
     rig_down(&x);
 }
+
+/* The medium for -metrics on Zen 4 (cpu_map picks family 19h model 61h). */
+static void zen4_medium(struct host_platform *h)
+{
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_Zen4_common.txt");
+    add_repo_file(h, "configs/cfg_Zen4_all.txt");
+    add_repo_file(h, "configs/metrics/Zen4.txt");
+}
+
+/* Per copy: 4 instructions, 2 core cycles, 1.6 P0-frequency cycles. */
+static const struct rate ZEN4_CPI_RATES[] = { { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x120, 0x01, 160 } };
+
+/*
+ * -metrics cpi on Zen 4 from the shipped files (the three events on
+ * programmable counters, one of them a 3-digit event code): by hand CPI
+ * 2/4 = 0.50, NOMINAL_CPI 1.6/4 = 0.40, TSC_PER_INST 2/4 = 0.50, IPC 2.00,
+ * REF_PER_TSC 1.6/2 = 0.80.
+ */
+NB_TEST(results_metrics_cpi_zen4)
+{
+    struct rig x;
+    machine_tweak = zen4_medium;
+    REQUIRE(rig_up(&x, true, ZEN4_CPI_RATES, NB_ARRAY_SIZE(ZEN4_CPI_RATES)));
+    x.o.metrics = "cpi";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.50\nIPC: 2.00\n"
+                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.80\n");
+    rig_down(&x);
+}
