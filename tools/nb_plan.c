@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "nb_plan.h"
+#include "bench_metrics.h"
 #include "bench_codegen.h"
 #include "cpuid_bits.h"
 #include "host_file.h"
@@ -198,6 +199,7 @@ static void print_group(size_t number, const struct pmu_group *group, const stru
 /* The config the image would pick without -config: configs/cpu_map.txt, else the architectural events. */
 struct default_config {
     char *text, *name; /* malloc'd (name NULL: the built-in events) */
+    char rel[160];     /* cpu_map's path, e.g. configs/cfg_Skylake_common.txt ("" for none) */
     size_t len;
     char arch[512];
 };
@@ -213,6 +215,7 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
                                                           d->model, d->core_type, &choice)
                                   : CONFIG_MATCH_NONE;
     if (match != CONFIG_MATCH_NONE) {
+        snprintf(dc->rel, sizeof(dc->rel), "%s", choice.path);
         dc->name = host_path_join(root, choice.path);
         dc->text = host_read_file(dc->name, &dc->len);
     }
@@ -230,15 +233,99 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
     }
 }
 
+static void metric_error(void *arg, const char *message)
+{
+    (void)arg;
+    fprintf(stderr, "nanobench: %s\n", message);
+}
+
+/*
+ * -metrics: the events the groups need, found among the benchmark's or
+ * appended from the metric file's configs, as the image does
+ * (kernel/bench_counters.c). Returns the new event count; *needs_fixed
+ * when a metric reads a fixed counter (programmed with group 1).
+ */
+static size_t plan_metrics(const struct pmu_desc *d, const struct default_config *dc, const char *groups_list,
+                           struct pmu_event *events, size_t n, bool *needs_fixed)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    char rel[192];
+    metrics_file_for(dc->rel[0] ? dc->rel : "", d->vendor, rel, sizeof(rel));
+    char *path = host_path_join(root, rel);
+    size_t len;
+    char *text = host_read_file(path, &len);
+    if (!text) {
+        free(path);
+        metrics_arch_file(d->vendor, rel, sizeof(rel));
+        path = host_path_join(root, rel);
+        text = host_read_file(path, &len);
+    }
+    static struct metric_file f;
+    static struct metric_plan plan;
+    char err[240];
+    if (!text || !metric_file_parse(text, len, rel, &f, metric_error, NULL) ||
+        !metrics_select(&plan, &f, d->vendor, groups_list, err, sizeof(err))) {
+        if (text)
+            fprintf(stderr, "nanobench: -metrics %s: %s\n", groups_list, text ? err : "no metric file");
+        free(text);
+        free(path);
+        return n;
+    }
+    const struct pmu_event *config_events[METRIC_CONFIG_MAX] = { 0 };
+    size_t n_config[METRIC_CONFIG_MAX] = { 0 };
+    const char *config_why[METRIC_CONFIG_MAX] = { 0 };
+    char why[METRIC_CONFIG_MAX][METRICS_WHY_MAX];
+    char arch[512];
+    for (unsigned c = 0; c < f.n_configs; c++) {
+        struct pmu_event *parsed = calloc(PMU_MAX_EVENTS, sizeof(*parsed));
+        char *cfg_text = NULL, *cfg_path = NULL;
+        size_t cfg_len = 0;
+        if (strcmp(f.configs[c], "builtin") == 0) {
+            cfg_len = pmu_arch_events_for(d, arch, sizeof(arch));
+        } else {
+            char cfg_rel[256];
+            snprintf(cfg_rel, sizeof(cfg_rel), "configs/%s", f.configs[c]);
+            cfg_path = host_path_join(root, cfg_rel);
+            cfg_text = host_read_file(cfg_path, &cfg_len);
+            if (!cfg_text) {
+                snprintf(why[c], sizeof(why[c]), "configs/%.100s is not in the repository", f.configs[c]);
+                config_why[c] = why[c];
+                free(cfg_path);
+                free(parsed);
+                continue;
+            }
+        }
+        n_config[c] = pmu_config_parse(cfg_text ? cfg_text : arch, cfg_len, d, parsed, PMU_MAX_EVENTS,
+                                       config_error, (void *)f.configs[c]);
+        config_events[c] = parsed;
+        free(cfg_text);
+        free(cfg_path);
+    }
+    size_t before = n;
+    n = metrics_add_events(&plan, events, n, PMU_MAX_EVENTS, config_events, n_config, config_why);
+    *needs_fixed = plan.needs_fixed;
+    printf("# metrics %s from %s: %zu event%s added%s\n", groups_list, rel, n - before, n - before == 1 ? "" : "s",
+           plan.needs_fixed ? ", fixed counters read" : "");
+    for (unsigned c = 0; c < f.n_configs; c++)
+        free((void *)config_events[c]);
+    free(text);
+    free(path);
+    return n;
+}
+
 /* The counter groups of one benchmark and the writes that program them (measure_pmu_events). */
 static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
                         const struct bench_options *o, const char *config, size_t config_len,
-                        const char *config_name)
+                        const char *config_name, const struct default_config *dc)
 {
     struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
     struct pmu_group *groups = calloc(PMU_MAX_EVENTS, sizeof(*groups));
     size_t n = pmu_config_parse(config, config_len, d, events, PMU_MAX_EVENTS, config_error,
                                 (void *)config_name);
+    bool metrics_fixed = false;
+    if (o->metrics)
+        n = plan_metrics(d, dc, o->metrics, events, n, &metrics_fixed);
+    bool want_fixed = o->fixed_counters || metrics_fixed;
     uint32_t gp_mask = pmu_gp_mask(d);
     if (o->no_mem) {
         /* -no_mem: RDTSC, the fixed counters and the events share R8..R13. */
@@ -248,10 +335,10 @@ static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
         gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
-    for (size_t g = 0; g < n_groups || (g == 0 && o->fixed_counters); g++) {
+    for (size_t g = 0; g < n_groups || (g == 0 && want_fixed); g++) {
         const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
         print_group(g + 1, group, events, pmu_gp_mask(d));
-        pmu_program_group(session, events, group, o->fixed_counters && g == 0);
+        pmu_program_group(session, events, group, want_fixed && g == 0);
     }
     free(events);
     free(groups);
@@ -318,7 +405,7 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
     struct default_config dc = { 0 };
     bool needs_default = false;
     for (size_t i = 0; i < n; i++)
-        needs_default |= !benches[i].config;
+        needs_default |= !benches[i].config || benches[i].o->metrics; /* -metrics: the CPU's metric file */
     if (needs_default)
         pick_default_config(&d, &dc);
     const char *default_name = dc.name ? dc.name : "built-in architectural events";
@@ -339,7 +426,7 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         const char *config_name = b->config ? b->config_name : default_name;
         if (suite)
             printf("[%s]\n# config %s\n", b->name, config_name);
-        plan_groups(&session, &d, b->o, config, config_len, config_name);
+        plan_groups(&session, &d, b->o, config, config_len, config_name, &dc);
         if (b->msr_config)
             plan_msr_config(b->msr_config, b->msr_config_len, b->msr_config_name);
     }

@@ -756,6 +756,37 @@ TABLE
 # per MSR event its writes in line order, the run, then each MSR back to the
 # value read before it, last first). Values: IA32_PERFEVTSELx = event |
 # umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.
+# -plan -metrics: the metric file of the CPU (configs/metrics/Skylake.txt for
+# model 0x5e) adds what its groups need, as the image does: cpi reads only the
+# fixed counters (programmed with group 1: IA32_FIXED_CTR_CTRL 0x333, global
+# enable bits 32-34), memory adds nine events that the scheduler places.
+test_plan_metrics() {
+    printf 'C0.00 INST\n' > "$TMP/inst.cfg"
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x5e:2 -asm nop -config "$TMP/inst.cfg" -metrics cpi) || return 1
+    expect_eq "cpi plan" "# plan for intel:6:0x5e:2: intel, config $TMP/inst.cfg
+# cpu: Skylake (intel family 0x6 model 0x5e)
+# pmu: perfmon v4, 2 general-purpose counters {0-1} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available
+# metrics cpi from configs/metrics/Skylake.txt: 0 events added, fixed counters read
+group 1: INST@PMC0
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4300c0
+wrmsr 0x38d 0x0
+wrmsr 0x309 0x0
+wrmsr 0x30a 0x0
+wrmsr 0x30b 0x0
+wrmsr 0x38d 0x333
+wrmsr 0x38f 0x700000001" "$out" || return 1
+    out=$($NB -plan -plan_cpu intel:6:0x5e:4 -asm nop -config "$TMP/inst.cfg" -metrics memory) || return 1
+    expect_eq "memory groups" "# metrics memory from configs/metrics/Skylake.txt: 9 events added, fixed counters read
+group 1: INST@PMC0 MEM_LOAD_RETIRED.L1_MISS@PMC1 MEM_INST_RETIRED.ALL_LOADS@PMC2 MEM_LOAD_RETIRED.L2_MISS@PMC3
+group 2: MEM_LOAD_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_CACHE.REFERENCE@PMC2 DTLB_LOAD_MISSES.WALK_COMPLETED@PMC3
+group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# metrics\|^group' <<<"$out")"
+}
+
 test_plan_suite() {
     mkdir -p "$TMP/plan_suite"
     printf 'C0.00 INST\n' > "$TMP/plan_suite/a.cfg"
@@ -1161,6 +1192,7 @@ run_test cli_cpu_beyond_qemu test_cli_cpu_beyond_qemu
 run_test vector_suite test_vector_suite
 run_test plan test_plan
 run_test plan_suite test_plan_suite
+run_test plan_metrics test_plan_metrics
 run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults
 run_test machine_reset_resumes test_machine_reset_resumes
