@@ -349,7 +349,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
     if (smi_check)
-        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64 };
+        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64, 0, 0 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];
     bool saved_smi_check = c->smi_check;

@@ -9,6 +9,8 @@
 uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask)
 {
     gp_mask &= pmu_low_bits(PMU_MAX_GP);
+    if (ev->topdown)
+        return 0; /* fixed counter 3 and IA32_PERF_METRICS (see place_topdown) */
     return ev->ctr_mask ? ev->ctr_mask & gp_mask : gp_mask;
 }
 
@@ -145,6 +147,32 @@ static bool try_join(struct pmu_group *g, const struct pmu_event *events, unsign
     return true;
 }
 
+/*
+ * Top-down pseudo events need no general-purpose counter; they share fixed
+ * counter 3 and IA32_PERF_METRICS, whose fields are fractions of the same
+ * slots, so they are measured together in the first group that is not
+ * taken alone (a new one if there is none). More than PMU_TOPDOWN_MAX are
+ * left out.
+ */
+static size_t place_topdown(const struct pmu_event *events, size_t n, struct pmu_group *groups,
+                            size_t n_groups)
+{
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!events[i].topdown)
+            continue;
+        while (g < n_groups && groups[g].alone)
+            g++;
+        if (g == n_groups) {
+            nb_memset(&groups[g], 0, sizeof(groups[g]));
+            n_groups++;
+        }
+        if (groups[g].n_topdown < PMU_TOPDOWN_MAX)
+            groups[g].topdown_index[groups[g].n_topdown++] = (unsigned)i;
+    }
+    return n_groups;
+}
+
 size_t pmu_schedule(const struct pmu_event *events, size_t n, uint32_t gp_mask,
                     struct pmu_group *groups)
 {
@@ -171,5 +199,5 @@ size_t pmu_schedule(const struct pmu_event *events, size_t n, uint32_t gp_mask,
             }
         }
     }
-    return n_groups;
+    return place_topdown(events, n, groups, n_groups);
 }

@@ -30,16 +30,25 @@
 #include "pmu.h"
 #include "pmu_event.h"
 
+#define PMU_TOPDOWN_MAX 8
+
 struct pmu_group {
     unsigned n;                        /* events in this group */
     unsigned event_index[PMU_MAX_GP];  /* into the events array, in config order */
     unsigned counter[PMU_MAX_GP];      /* counter of each event */
     bool alone;                        /* holds a .TakenAlone event */
+    /*
+     * Top-down pseudo events (pmu_event.h: TOPDOWN.SLOTS, IA32_PERF_METRICS
+     * fields), counted by fixed counter 3 and read from one snapshot: all of
+     * a config's go into one group (the first without a .TakenAlone event).
+     */
+    unsigned n_topdown;
+    unsigned topdown_index[PMU_TOPDOWN_MAX];
     uint64_t aux[AUX_COUNT];
     bool has_aux[AUX_COUNT];
 };
 
-/* The counters `ev` may use among `gp_mask` (0 when none of them). */
+/* The counters `ev` may use among `gp_mask` (0 when none of them, and for top-down pseudo events). */
 uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask);
 
 /* The lowest `n` counters of `gp_mask` (what -no_mem leaves room to read). */

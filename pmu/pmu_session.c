@@ -68,7 +68,15 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
     }
     if (is_intel(s)) {
         save(s, MSR_IA32_FIXED_CTR_CTRL);
-        for (unsigned i = 0; i < 3; i++) {
+        /*
+         * Saved before the counters so that pmu_session_end (which restores
+         * in reverse) writes FIXED_CTR3 before IA32_PERF_METRICS, Linux's
+         * order (icl_set_topdown_event_period restores saved_slots, then
+         * saved_metric).
+         */
+        if (d->perf_metrics)
+            save(s, MSR_IA32_PERF_METRICS);
+        for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
             if (pmu_fixed_mask(d) & (1u << i))
                 save(s, MSR_IA32_FIXED_CTR0 + i);
         }
@@ -183,15 +191,22 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
      * not asked for: the global control leaves them disabled and nothing
      * reads them.
      */
-    if (ops->program_fixed(s->p, d, fixed, &res->fixed_fault) != NB_OK && fixed) {
-        res->fixed_failed = true;
+    bool topdown = g && g->n_topdown > 0 && is_intel(s), metrics = false;
+    for (unsigned k = 0; topdown && k < g->n_topdown; k++)
+        metrics |= events[g->topdown_index[k]].topdown == TOPDOWN_METRIC;
+    uint32_t want = (fixed ? PMU_FIXED_ARCH : 0) | (topdown ? 1u << FIXED_SLOTS : 0);
+    if (ops->program_fixed(s->p, d, want, &res->fixed_fault) != NB_OK && want) {
+        res->fixed_failed = fixed;
+        res->topdown_failed = topdown;
         off(s, MSR_IA32_FIXED_CTR_CTRL);
+        want = 0;
+        metrics = false;
     }
-    bool fixed_on = fixed && !res->fixed_failed;
     set_tfa(s, used);
     if (global) {
         if (!clear_global_status(s, &res->group_fault) ||
-            !wrmsr(s, ops->global_ctrl_msr, ops->global_enable(d, used, fixed_on), &res->group_fault)) {
+            !wrmsr(s, ops->global_ctrl_msr, ops->global_enable(d, used, want, metrics),
+                   &res->group_fault)) {
             res->group_failed = true;
             undo_group(s, g);
             return false;
@@ -204,16 +219,39 @@ size_t pmu_group_reads(const struct pmu_session *s, const struct pmu_event *even
                        const struct pmu_group *g, bool fixed, struct counter_read *out)
 {
     size_t n = 0;
-    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64 };
+    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64, 0, 0 };
     if (fixed && !s->last.fixed_failed)
         n += s->ops->fixed_reads(s->d, out + n);
     for (unsigned k = 0; g && k < g->n && n < NB_MAX_COUNTERS; k++) {
         if (s->last.skipped[k])
             continue;
         out[n++] = (struct counter_read){ READ_PMC, g->counter[k], events[g->event_index[k]].name,
-                                          s->d->gp_width };
+                                          s->d->gp_width, 0, 0 };
+    }
+    if (!g || g->n_topdown == 0 || s->last.topdown_failed || n + 1 + g->n_topdown > NB_MAX_COUNTERS)
+        return n;
+    /* TOPDOWN.SLOTS first: every IA32_PERF_METRICS field is a fraction of it. */
+    size_t slots = n;
+    const char *slots_name = "TOPDOWN.SLOTS";
+    for (unsigned k = 0; k < g->n_topdown; k++) {
+        if (events[g->topdown_index[k]].topdown == TOPDOWN_SLOTS)
+            slots_name = events[g->topdown_index[k]].name;
+    }
+    out[n++] = (struct counter_read){ READ_PMC, RDPMC_FIXED | FIXED_SLOTS, slots_name, s->d->fixed_width, 0, 0 };
+    for (unsigned k = 0; k < g->n_topdown; k++) {
+        const struct pmu_event *ev = &events[g->topdown_index[k]];
+        if (ev->topdown == TOPDOWN_SLOTS)
+            continue; /* the read above */
+        out[n++] = (struct counter_read){ READ_PMC, RDPMC_METRICS, ev->name, 0,
+                                          (uint8_t)(ev->umask - TOPDOWN_METRIC_UMASK + 1),
+                                          (uint8_t)slots };
     }
     return n;
+}
+
+uint64_t counter_metric_slots(uint64_t slots, uint64_t metrics, unsigned field)
+{
+    return (uint64_t)((unsigned __int128)slots * PERF_METRICS_FIELD(metrics, field) / PERF_METRICS_FULL);
 }
 
 /* The full-width alias of an Intel IA32_PMCx, or 0 (SDM vol. 3B 20.2.6). */

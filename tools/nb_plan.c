@@ -192,6 +192,11 @@ static void print_group(size_t number, const struct pmu_group *group, const stru
             printf("{%s}", set);
         }
     }
+    /* Top-down pseudo events: fixed counter 3 and IA32_PERF_METRICS (pmu_event.h). */
+    for (unsigned k = 0; group && k < group->n_topdown; k++) {
+        const struct pmu_event *ev = &events[group->topdown_index[k]];
+        printf(" %s@%s", ev->name, ev->topdown == TOPDOWN_SLOTS ? "FIXED3" : "PERF_METRICS");
+    }
     printf("\n");
 }
 

@@ -739,6 +739,43 @@ TABLE
 # per MSR event its writes in line order, the run, then each MSR back to the
 # value read before it, last first). Values: IA32_PERFEVTSELx = event |
 # umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.
+# Ice Lake-SP (perfmon v5, PERF_CAPABILITIES[15]): the top-down pseudo events
+# take fixed counter 3 and IA32_PERF_METRICS, both zeroed (FIXED_CTR3 first,
+# as Linux does) before FIXED_CTR_CTRL bits 15:12 and GLOBAL_CTRL bits 35 and
+# 48 start them; Skylake-X has neither and refuses the lines.
+test_plan_topdown() {
+    printf 'C0.00 INST\n00.04 TOPDOWN.SLOTS\n00.80 TOPDOWN.RETIRING\n00.81 TOPDOWN.BAD_SPEC\n00.82 TOPDOWN.FE_BOUND\n00.83 TOPDOWN.BE_BOUND\n' > "$TMP/td.cfg"
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x6a:8 -config "$TMP/td.cfg") || return 1
+    expect_eq "icx topdown plan" "# plan for intel:6:0x6a:8: intel, config $TMP/td.cfg
+# cpu: Ice Lake-X (intel family 0x6 model 0x6a)
+# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
+group 1: INST@PMC0 TOPDOWN.SLOTS@FIXED3 TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS
+wrmsr 0x38f 0x0
+wrmsr 0x187 0x0
+wrmsr 0x188 0x0
+wrmsr 0x189 0x0
+wrmsr 0x18a 0x0
+wrmsr 0x18b 0x0
+wrmsr 0x18c 0x0
+wrmsr 0x18d 0x0
+wrmsr 0x186 0x0
+wrmsr 0xc1 0x0
+wrmsr 0x186 0x4300c0
+wrmsr 0x38d 0x0
+wrmsr 0x30c 0x0
+wrmsr 0x329 0x0
+wrmsr 0x38d 0x3000
+wrmsr 0x38f 0x1000800000001" "$out" || return 1
+    # With -fixed_counters: fields 0-3 of FIXED_CTR_CTRL, GLOBAL_CTRL bits 32-35 and 48.
+    out=$($NB -plan -plan_cpu intel:6:0x6a:8 -config "$TMP/td.cfg" -fixed_counters | tail -3) || return 1
+    expect_eq "icx topdown + fixed" "wrmsr 0x329 0x0
+wrmsr 0x38d 0x3333
+wrmsr 0x38f 0x1000f00000001" "$out" || return 1
+    out=$($NB -plan -plan_cpu intel:6:0x55 -config "$TMP/td.cfg" 2>&1 | grep -c 'top-down events need fixed counter 3') || return 1
+    expect_eq "skx refuses topdown" "5" "$out"
+}
+
 test_plan_suite() {
     mkdir -p "$TMP/plan_suite"
     printf 'C0.00 INST\n' > "$TMP/plan_suite/a.cfg"
@@ -1045,6 +1082,7 @@ run_test cpu_option test_cpu_option
 run_test cli_cpu_beyond_qemu test_cli_cpu_beyond_qemu
 run_test vector_suite test_vector_suite
 run_test plan test_plan
+run_test plan_topdown test_plan_topdown
 run_test plan_suite test_plan_suite
 run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults

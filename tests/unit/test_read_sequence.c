@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 static const struct counter_read READS[] = {
-    { READ_TSC, 0, "RDTSC", 64 },
-    { READ_PMC, 0, "PMC0", 48 },
-    { READ_PMC, 3, "PMC3", 48 },
-    { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48 },
-    { READ_MSR, MSR_IA32_MPERF, "MPERF", 64 },
+    { READ_TSC, 0, "RDTSC", 64, 0, 0 },
+    { READ_PMC, 0, "PMC0", 48, 0, 0 },
+    { READ_PMC, 3, "PMC3", 48, 0, 0 },
+    { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48, 0, 0 },
+    { READ_MSR, MSR_IA32_MPERF, "MPERF", 64, 0, 0 },
 };
 
 /* "m1[2].lo" for a RIP-relative store target inside m1/m2, or NULL. */
