@@ -475,9 +475,9 @@ test_platform_report() {
     expect_eq "max CPU" "$(cat tests/qemu/platform_max.expected)" \
         "$(grep '^platform: ' "$txt" | grep -v 'tsc\.\|memory\.\(usable\|largest\)\|paging\.pages')" || return 1
     expect_eq "Skylake-Client caches" "$(cat tests/qemu/platform_skylake.expected)" \
-        "$(grep '^platform: \(cache\|tlb\)' "$TMP/pmu_intel/run-0001.txt")" || return 1
+        "$(grep '^platform: \(cache\|tlb\|metrics\)' "$TMP/pmu_intel/run-0001.txt")" || return 1
     expect_eq "EPYC caches" "$(cat tests/qemu/platform_epyc.expected)" \
-        "$(grep '^platform: \(cache\|tlb\)' "$TMP/pmu_amd/run-0001.txt")" || return 1
+        "$(grep '^platform: \(cache\|tlb\|metrics\)' "$TMP/pmu_amd/run-0001.txt")" || return 1
     local usable
     usable=$(sed -n 's/^platform: memory.usable_bytes = //p' "$txt")
     (( usable > 400 * 1048576 && usable <= 512 * 1048576 )) || { echo "usable memory $usable"; return 1; }
