@@ -298,6 +298,7 @@ static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d
         if (!parse_modifier(lp, fields[i], d, ev))
             return false;
     }
+    ev->merge = vendor == VENDOR_AMD && d->family >= AMD_MERGE_MIN_FAMILY && ev->event == AMD_FLOPS_EVENT;
     return true;
 }
 

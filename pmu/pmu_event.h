@@ -63,6 +63,15 @@ enum pmu_topdown {
 struct pmu_event {
     char name[PMU_EVENT_NAME_MAX];
     uint8_t topdown; /* enum pmu_topdown */
+    /*
+     * AMD Large Increment per Cycle event (PPR "Large Increment per Cycle
+     * Events"): it may add more than 15 per cycle, so it runs on an even
+     * counter 2n with the MergeEvent (event FFFH) on counter 2n+1, and the
+     * even counter then reads the pair's 64-bit count. Like Linux
+     * (amd_is_pair_event_code, family 17h and later) only event 003H,
+     * Retired SSE/AVX FLOPs.
+     */
+    bool merge;
     uint16_t event; /* 8 bits on Intel, 12 on AMD */
     uint8_t umask;
     uint8_t cmask;

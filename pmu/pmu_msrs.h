@@ -134,6 +134,24 @@
 #define AMD_PERF_CTL_HOST_ONLY (1ull << 41)
 #define AMD_PERF_CTL_GUEST_ONLY (1ull << 40)
 
+/*
+ * Large Increment per Cycle events (AMD family 17h+ PPRs, "Large Increment
+ * per Cycle Events"; Linux amd/core.c AMD_MERGE_EVENT_ENABLE,
+ * amd_is_pair_event_code): a counter adds at most 15 per cycle, so event
+ * 003H (Retired SSE/AVX FLOPs, up to 64 per cycle) runs on an even counter
+ * with the MergeEvent, event FFFH, enabled on the next (odd) counter, written
+ * before the even counter's control. The PPR: "Software wanting to preload
+ * a value to a merged counter pair writes the high-order 16-bit value to the
+ * low-order 16 bits of the odd counter and then writes the low-order 48-bit
+ * value to the even counter. Reading the even counter of the merged counter
+ * pair returns the full 64-bit value."
+ */
+#define AMD_MERGE_EVENT 0xFFFu
+#define AMD_PERF_CTL_MERGE_ENABLE ((0xFull << AMD_PERF_CTL_EVENT_HI_SHIFT) | 0xFFull | AMD_PERF_CTL_EN)
+#define AMD_FLOPS_EVENT 0x003u
+#define AMD_MERGE_MIN_FAMILY 0x17u
+#define AMD_MERGED_WIDTH 64
+
 #define AMD_LEGACY_COUNTERS 4
 #define AMD_EXT_CORE_COUNTERS 6
 

@@ -128,10 +128,13 @@ static void set_tfa(struct pmu_session *s, uint32_t used)
 }
 
 /* Undoes a group that cannot count: every control register it wrote goes back to off. */
-static void undo_group(struct pmu_session *s, const struct pmu_group *g)
+static void undo_group(struct pmu_session *s, const struct pmu_event *events, const struct pmu_group *g)
 {
-    for (unsigned k = 0; g && k < g->n; k++)
+    for (unsigned k = 0; g && k < g->n; k++) {
         off(s, s->ops->ctl_msr(s->d, g->counter[k]));
+        if (events[g->event_index[k]].merge)
+            off(s, s->ops->ctl_msr(s->d, g->counter[k] + 1)); /* the MergeEvent (Linux x86_pmu_disable_event) */
+    }
     if (is_intel(s))
         off(s, MSR_IA32_FIXED_CTR_CTRL);
     set_tfa(s, 0);
@@ -152,7 +155,7 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
     }
     uint32_t group_counters = 0;
     for (unsigned k = 0; g && k < g->n; k++)
-        group_counters |= 1u << g->counter[k];
+        group_counters |= (events[g->event_index[k]].merge ? 3u : 1u) << g->counter[k];
     for (unsigned i = 0; i < PMU_MAX_GP; i++) {
         if ((pmu_gp_mask(d) & (1u << i)) && !(group_counters & (1u << i)))
             off(s, ops->ctl_msr(d, i));
@@ -179,6 +182,26 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
         off(s, ctl);
         if (res->skipped[k])
             continue;
+        if (events[g->event_index[k]].merge) {
+            /*
+             * AMD Large Increment event (pmu_msrs.h AMD_MERGE_EVENT): the pair
+             * counts from 0 (odd counter's high-order bits first, then the even
+             * counter, as the PPR orders a preload), and the MergeEvent is
+             * enabled on the odd counter before the even counter's control
+             * (Linux __x86_pmu_enable_event).
+             */
+            uint32_t odd_ctl = ops->ctl_msr(d, c + 1);
+            off(s, odd_ctl);
+            if (!wrmsr(s, ops->ctr_msr(d, c + 1), 0, fault) || !wrmsr(s, ops->ctr_msr(d, c), 0, fault) ||
+                !wrmsr(s, odd_ctl, AMD_PERF_CTL_MERGE_ENABLE, fault) ||
+                !wrmsr(s, ctl, ops->encode(&events[g->event_index[k]]), fault)) {
+                off(s, odd_ctl);
+                res->skipped[k] = true;
+                continue;
+            }
+            used |= 3u << c; /* both in PerfCntrGlobalCtl, as Linux enables every counter */
+            continue;
+        }
         if (!wrmsr(s, ops->ctr_msr(d, c), 0, fault) ||
             !wrmsr(s, ctl, ops->encode(&events[g->event_index[k]]), fault)) {
             res->skipped[k] = true;
@@ -208,7 +231,7 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
             !wrmsr(s, ops->global_ctrl_msr, ops->global_enable(d, used, want, metrics),
                    &res->group_fault)) {
             res->group_failed = true;
-            undo_group(s, g);
+            undo_group(s, events, g);
             return false;
         }
     }
@@ -225,8 +248,10 @@ size_t pmu_group_reads(const struct pmu_session *s, const struct pmu_event *even
     for (unsigned k = 0; g && k < g->n && n < NB_MAX_COUNTERS; k++) {
         if (s->last.skipped[k])
             continue;
-        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], events[g->event_index[k]].name,
-                                          s->d->gp_width, 0, 0 };
+        /* A merged pair: "reading the even counter ... returns the full 64-bit value" (PPR). */
+        const struct pmu_event *ev = &events[g->event_index[k]];
+        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], ev->name,
+                                          ev->merge ? AMD_MERGED_WIDTH : s->d->gp_width, 0, 0 };
     }
     if (!g || g->n_topdown == 0 || s->last.topdown_failed || n + 1 + g->n_topdown > NB_MAX_COUNTERS)
         return n;

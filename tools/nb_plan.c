@@ -186,6 +186,8 @@ static void print_group(size_t number, const struct pmu_group *group, const stru
         const struct pmu_event *ev = &events[group->event_index[k]];
         printf(" %s@PMC%u", ev->name, group->counter[k]);
         uint32_t allowed = pmu_event_counters(ev, gp_mask);
+        if (ev->merge)
+            printf("+MERGE@PMC%u", group->counter[k] + 1); /* AMD Large Increment pair */
         if (allowed != (gp_mask & pmu_low_bits(PMU_MAX_GP))) {
             char set[64];
             pmu_counter_set_format(allowed, set, sizeof(set));

@@ -776,6 +776,51 @@ wrmsr 0x38f 0x1000f00000001" "$out" || return 1
     expect_eq "skx refuses topdown" "5" "$out"
 }
 
+# Zen 4: RETIRED_SSE_AVX_FLOPS (003H, up to 64 per cycle) on an even counter
+# with the MergeEvent (FFFH) on the odd one after it (PPR "Large Increment
+# per Cycle Events"; Linux pair_constraint): odd and even counters zeroed,
+# the MergeEvent enabled before the event, both in PerfCntrGlobalCtl.
+test_plan_merge() {
+    printf '076.00 CYCLES\n003.1F FLOPS\n0C0.00 INST\n003.08 MAC_FLOPS\n0C1.00 OPS\n' > "$TMP/merge.cfg"
+    local out
+    out=$($NB -plan -plan_cpu amd:0x19:0x61:6 -config "$TMP/merge.cfg") || return 1
+    expect_eq "zen4 merge plan" "# plan for amd:0x19:0x61:6: amd, config $TMP/merge.cfg
+# cpu: Zen 4 (amd family 0x19 model 0x61)
+# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes
+group 1: CYCLES@PMC4 FLOPS@PMC0+MERGE@PMC1{0,2,4} INST@PMC5 MAC_FLOPS@PMC2+MERGE@PMC3{0,2,4}
+wrmsr 0xc0000301 0x0
+wrmsr 0xc0010208 0x0
+wrmsr 0xc0010209 0x0
+wrmsr 0xc0010208 0x430076
+wrmsr 0xc0010200 0x0
+wrmsr 0xc0010202 0x0
+wrmsr 0xc0010203 0x0
+wrmsr 0xc0010201 0x0
+wrmsr 0xc0010202 0xf004000ff
+wrmsr 0xc0010200 0x431f03
+wrmsr 0xc001020a 0x0
+wrmsr 0xc001020b 0x0
+wrmsr 0xc001020a 0x4300c0
+wrmsr 0xc0010204 0x0
+wrmsr 0xc0010206 0x0
+wrmsr 0xc0010207 0x0
+wrmsr 0xc0010205 0x0
+wrmsr 0xc0010206 0xf004000ff
+wrmsr 0xc0010204 0x430803
+wrmsr 0xc0000301 0x3f
+group 2: OPS@PMC0
+wrmsr 0xc0000301 0x0
+wrmsr 0xc0010202 0x0
+wrmsr 0xc0010204 0x0
+wrmsr 0xc0010206 0x0
+wrmsr 0xc0010208 0x0
+wrmsr 0xc001020a 0x0
+wrmsr 0xc0010200 0x0
+wrmsr 0xc0010201 0x0
+wrmsr 0xc0010200 0x4300c1
+wrmsr 0xc0000301 0x1" "$out"
+}
+
 test_plan_suite() {
     mkdir -p "$TMP/plan_suite"
     printf 'C0.00 INST\n' > "$TMP/plan_suite/a.cfg"
@@ -1083,6 +1128,7 @@ run_test cli_cpu_beyond_qemu test_cli_cpu_beyond_qemu
 run_test vector_suite test_vector_suite
 run_test plan test_plan
 run_test plan_topdown test_plan_topdown
+run_test plan_merge test_plan_merge
 run_test plan_suite test_plan_suite
 run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults
