@@ -82,6 +82,7 @@ struct bench_options {
     const char *config_path;  /* nanoBench event config; NULL: the CPU's default */
     const char *msr_config_path; /* nanoBench MSR config (counters read with RDMSR) */
     bool fixed_counters;
+    bool calibrate; /* -calibrate: measure L1/L2/L3/DRAM latency once per boot first (bench_calibrate.h) */
     bool remove_empty_events;
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */

@@ -343,6 +343,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         }
         nb_memset(c->areas[a], 0, c->area_size[a]);
     }
+    if (c->prepare_areas)
+        c->prepare_areas(c->prepare_arg, c);
 
     /* -no_mem has no register to spare for the SMI count: no check there. */
     bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;
