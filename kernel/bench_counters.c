@@ -630,7 +630,14 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         }
         bench->n_fixed = lead;
         bench->verbose_skip = n_lead ? lead : 0; /* RDTSC is reported from the first run */
-        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
+        /* IA32_PERF_METRICS fields read: zero them with FIXED_CTR3 before every m1 (bench_codegen.h). */
+        bool metric_reads = false;
+        for (size_t k = 0; k < bench->n_reads; k++)
+            metric_reads |= reads[k].metric != 0;
+        bench->topdown_global_ctrl = metric_reads ? res->global_value : 0;
+        int st = bench_measure(bench, o, code, &result, error, sizeof(error));
+        bench->topdown_global_ctrl = 0;
+        if (st != NB_OK) {
             report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_runs);
             break; /* the same code fails the same way: print what was measured */
         }

@@ -114,6 +114,7 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
+    params->topdown_global_ctrl = o->no_mem ? 0 : c->topdown_global_ctrl;
     params->areas.r14 = middle(c, AREA_R14);
     params->areas.rdi = middle(c, AREA_RDI);
     params->areas.rsi = middle(c, AREA_RSI);

@@ -91,6 +91,8 @@ struct bench_context {
      */
     void (*prepare_areas)(void *arg, struct bench_context *c);
     void *prepare_arg;
+    /* Intel top-down: IA32_PERF_GLOBAL_CTRL's value for the reset before every m1 (bench_codegen.h), or 0. */
+    uint64_t topdown_global_ctrl;
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;

@@ -234,6 +234,7 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
             undo_group(s, events, g);
             return false;
         }
+        res->global_value = ops->global_enable(d, used, want, metrics);
     }
     return true;
 }

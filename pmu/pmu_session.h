@@ -35,6 +35,8 @@ struct pmu_program_result {
      * fixed-counter write as fixed_fault): the top-down events are not read.
      */
     bool topdown_failed;
+    /* The value the group's IA32_PERF_GLOBAL_CTRL / PerfCntrGlobalCtl write enabled (0: none). */
+    uint64_t global_value;
     /* Per slot k of the group: its control, counter or auxiliary MSR write faulted. */
     bool skipped[PMU_MAX_GP];
     struct pmu_write_fault skip_fault[PMU_MAX_GP];
