@@ -255,6 +255,14 @@ static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
         gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
+    /* As the image (kernel/bench_counters.c): no top-down events with -no_mem. */
+    for (size_t g = 0; o->no_mem && g < n_groups; g++) {
+        for (unsigned k = 0; k < groups[g].n_topdown; k++)
+            fprintf(stderr, "nanobench: %s:%u: %s: top-down events are not measured with -no_mem "
+                            "(event skipped)\n", config_name, events[groups[g].topdown_index[k]].line,
+                    events[groups[g].topdown_index[k]].name);
+        groups[g].n_topdown = 0;
+    }
     for (size_t g = 0; g < n_groups || (g == 0 && o->fixed_counters); g++) {
         const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
         print_group(g + 1, group, events, pmu_gp_mask(d));
