@@ -17,7 +17,8 @@
 #define MSR_IA32_FIXED_CTR0 0x309u      /* INST_RETIRED.ANY; +1 CPU_CLK_UNHALTED.THREAD, +2 REF_TSC */
 #define MSR_IA32_FIXED_CTR3 0x30Cu      /* TOPDOWN.SLOTS (Ice Lake and later P-cores) */
 /*
- * IA32_PERF_METRICS (SDM vol. 3B 20.3.9.3 "Performance Metrics", Ice Lake
+ * IA32_PERF_METRICS (SDM vol. 3B 20.3.9.3 "Performance Metrics", under
+ * "Topdown Microarchitecture Analysis" support of Ice Lake
  * and later P-cores, IA32_PERF_CAPABILITIES[15]): byte i is the fraction
  * (of 0xFF) of the TOPDOWN.SLOTS counted by IA32_FIXED_CTR3 that went to
  * level-1 category i. Its values are derived from fixed counter 3, so both
@@ -136,7 +137,8 @@
 
 /*
  * Large Increment per Cycle events (AMD family 17h+ PPRs, "Large Increment
- * per Cycle Events"; Linux amd/core.c AMD_MERGE_EVENT_ENABLE,
+ * per Cycle Events", e.g. section 2.1.15.3 of PPR 56176 for family 17h model
+ * 71h, as cited by Linux commit 5738891229a2; Linux amd/core.c AMD_MERGE_EVENT_ENABLE,
  * amd_is_pair_event_code): a counter adds at most 15 per cycle, so event
  * 003H (Retired SSE/AVX FLOPs, up to 64 per cycle) runs on an even counter
  * with the MergeEvent, event FFFH, enabled on the next (odd) counter, written
