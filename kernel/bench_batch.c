@@ -33,6 +33,13 @@ void run_batch_execute(void *arg)
                 size_t s = b->first + k;
                 unsigned width = b->reads ? b->reads[s].width : 0;
                 b->values[k][i] = stats_counter_delta(b->data->m1[s], b->data->m2[s], width);
+                if (b->reads && b->reads[s].metric) {
+                    /* An IA32_PERF_METRICS field: slots x field / 0xFF at each read (counter_read.h). */
+                    size_t t = b->first + b->reads[s].metric_slots;
+                    unsigned field = b->reads[s].metric - 1u;
+                    b->values[k][i] = (int64_t)(counter_metric_slots(b->data->m2[t], b->data->m2[s], field) -
+                                                counter_metric_slots(b->data->m1[t], b->data->m1[s], field));
+                }
             }
         }
         i++;

@@ -4,6 +4,7 @@
 #include "bench_codegen.h"
 #include "nb_text.h"
 #include "nmi_code.h"
+#include "pmu_msrs.h"
 #include "trace_code.h"
 #include "watchdog.h"
 #include "x86_emit.h"
@@ -463,11 +464,37 @@ static void emit_counter_read(struct x86_emitter *e, const struct counter_read *
  * stored with MOVs, which leave RFLAGS alone. m2 reads in reverse order so
  * that the TSC (read first in m1) brackets the other counters.
  */
+#define TOPDOWN_RESET_BYTES (4 * (3 * 5 + 2))
+
+/* ECX = msr, EDX:EAX = value, WRMSR; MOVs only, so RFLAGS stays as it was. */
+static void emit_wrmsr(struct x86_emitter *e, uint32_t msr, uint64_t value)
+{
+    x86_mov_reg32_imm32(e, RCX, msr);
+    x86_mov_reg32_imm32(e, RAX, (uint32_t)value);
+    x86_mov_reg32_imm32(e, RDX, (uint32_t)(value >> 32));
+    x86_wrmsr(e);
+}
+
+/*
+ * Intel top-down (codegen_params.topdown_global_ctrl): FIXED_CTR3 and
+ * IA32_PERF_METRICS start from 0 together, with the counters stopped, in
+ * Linux's order (FIXED_CTR3 first).
+ */
+static void emit_topdown_reset(struct x86_emitter *e, uint64_t global_ctrl)
+{
+    emit_wrmsr(e, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    emit_wrmsr(e, MSR_IA32_FIXED_CTR3, 0);
+    emit_wrmsr(e, MSR_IA32_PERF_METRICS, 0);
+    emit_wrmsr(e, MSR_IA32_PERF_GLOBAL_CTRL, global_ctrl);
+}
+
 static void emit_read(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p, bool end)
 {
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rax), RAX);
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rcx), RCX);
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rdx), RDX);
+    if (!end && p->topdown_global_ctrl)
+        emit_topdown_reset(e, p->topdown_global_ctrl);
     for (size_t k = 0; k < p->n_reads; k++) {
         size_t i = end ? p->n_reads - 1 - k : k;
         const struct counter_read *r = &p->reads[i];
@@ -587,7 +614,9 @@ size_t codegen_run_size(const struct codegen_params *p)
     if (p->no_mem)
         per_copy += (p->part_len[PART_MAIN] / 8) * NOMEM_READ_MAX_BYTES * NOMEM_MAX_READS;
     size_t copies = (size_t)p->copies * per_copy;
-    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) +
+    /* The top-down reset: four WRMSRs of 3 MOV r32, imm32 (5 bytes) and WRMSR (2). */
+    size_t topdown = p->topdown_global_ctrl ? TOPDOWN_RESET_BYTES : 0;
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) + topdown +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;
 }

@@ -131,6 +131,17 @@ struct codegen_params {
     uint32_t xsave_size;
     const struct counter_read *reads;
     size_t n_reads;
+    /*
+     * Nonzero (Intel top-down, counter_read.h `metric`): before every m1 the
+     * code stops the counters (IA32_PERF_GLOBAL_CTRL = 0), zeroes
+     * IA32_FIXED_CTR3 and then IA32_PERF_METRICS, and writes this value back
+     * to IA32_PERF_GLOBAL_CTRL, as Linux resets both at every read of the
+     * metrics with the PMU disabled (intel_pmu_read_topdown_event,
+     * icl_update_topdown_event): the 8-bit fields then describe this
+     * measurement alone, not everything counted since the group started.
+     * Not with -no_mem.
+     */
+    uint64_t topdown_global_ctrl;
     struct codegen_areas areas;
 };
 

@@ -480,7 +480,7 @@ static void print_result(struct report *r, const char *name, const struct bench_
     print_value(r, name, res->values[k], res->range_lo[k], res->range_hi[k], o);
 }
 
-static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC", 64 } };
+static const struct counter_read TSC_ONLY[] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 } };
 
 /* Writes an MSR event's setup; on a fault undoes what was written and returns false. */
 static bool apply_msr_writes(struct counter_env *env, const struct msr_event *ev, uint64_t *saved,
@@ -528,7 +528,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         }
         if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
             continue;
-        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64 }, { READ_MSR, ev->read_msr, ev->name, 64 } };
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 }, { READ_MSR, ev->read_msr, ev->name, 64, 0, 0 } };
         struct bench_result result;
         char error[200];
         bench->reads = reads;
@@ -669,6 +669,11 @@ static void report_group_failed(struct counter_env *env, const struct pmu_group 
                            env->events[group->event_index[k]].name);
         reported[group->event_index[k]] = true;
     }
+    for (unsigned k = 0; group && k < group->n_topdown && len < sizeof(lost); k++) {
+        len += nb_snprintf(lost + len, sizeof(lost) - len, "%s%s", len ? ", " : "",
+                           env->events[group->topdown_index[k]].name);
+        reported[group->topdown_index[k]] = true;
+    }
     report_error(r, "counter group %zu of %zu: %s); %s not measured", g + 1, n_runs,
                  fault_text(env, &env->session.last.group_fault, text, sizeof(text)),
                  len ? lost : "RDTSC");
@@ -704,6 +709,23 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(env->events, (size_t)n_events, gp_mask, env->groups);
+    /*
+     * -no_mem sums each counter's differences in R8..R13; an IA32_PERF_METRICS
+     * field is a fraction, not a count, so the top-down events need the
+     * memory reads (counter_read.h).
+     */
+    static bool reported_early[PMU_MAX_EVENTS];
+    nb_memset(reported_early, 0, sizeof(reported_early));
+    for (size_t g = 0; o->no_mem && g < n_groups; g++) {
+        for (unsigned k = 0; k < env->groups[g].n_topdown; k++) {
+            const struct pmu_event *ev = &env->events[env->groups[g].topdown_index[k]];
+            report_line(r, "warning: %s line %u: %s: top-down events are not measured with -no_mem "
+                           "(IA32_PERF_METRICS holds fractions, not counts; event skipped)",
+                        file, ev->line, ev->name);
+            reported_early[env->groups[g].topdown_index[k]] = true;
+        }
+        env->groups[g].n_topdown = 0;
+    }
     /* With no group, one run still measures RDTSC (and the fixed counters). */
     size_t n_runs = n_groups ? n_groups : 1;
 
@@ -715,7 +737,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     } event_range;
     static bool measured[PMU_MAX_EVENTS], reported[PMU_MAX_EVENTS];
     nb_memset(measured, 0, sizeof(measured));
-    nb_memset(reported, 0, sizeof(reported));
+    nb_memcpy(reported, reported_early, sizeof(reported));
     struct bench_result first;
     size_t n_lead = 0; /* RDTSC and fixed counters at the start of `first`; 0: none measured */
     struct counter_read reads[NB_MAX_COUNTERS];
@@ -731,14 +753,34 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         if (fixed && res->fixed_failed)
             report_error(r, "fixed counters: %s); fixed counters not measured",
                          fault_text(env, &res->fixed_fault, text, sizeof(text)));
+        if (group && res->topdown_failed) {
+            for (unsigned k = 0; k < group->n_topdown; k++) {
+                const struct pmu_event *ev = &env->events[group->topdown_index[k]];
+                report_line(r, "warning: %s line %u: %s: %s; event skipped)", file, ev->line, ev->name,
+                            fault_text(env, &res->fixed_fault, text, sizeof(text)));
+                reported[group->topdown_index[k]] = true;
+            }
+        }
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
         size_t lead = bench->n_reads; /* RDTSC and the fixed counters */
         for (unsigned k = 0; group && k < group->n; k++)
             lead -= !res->skipped[k];
+        if (group && group->n_topdown && !res->topdown_failed) {
+            lead--; /* TOPDOWN.SLOTS */
+            for (unsigned k = 0; k < group->n_topdown; k++)
+                lead -= env->events[group->topdown_index[k]].topdown == TOPDOWN_METRIC;
+        }
         bench->n_fixed = lead;
         bench->verbose_skip = n_lead ? lead : 0; /* RDTSC is reported from the first run */
-        if (bench_measure(bench, o, code, &result, error, sizeof(error)) != NB_OK) {
+        /* IA32_PERF_METRICS fields read: zero them with FIXED_CTR3 before every m1 (bench_codegen.h). */
+        bool metric_reads = false;
+        for (size_t k = 0; k < bench->n_reads; k++)
+            metric_reads |= reads[k].metric != 0;
+        bench->topdown_global_ctrl = metric_reads ? res->global_value : 0;
+        int st = bench_measure(bench, o, code, &result, error, sizeof(error));
+        bench->topdown_global_ctrl = 0;
+        if (st != NB_OK) {
             report_error(r, "%s (counter group %zu of %zu)", error, g + 1, n_runs);
             break; /* the same code fails the same way: print what was measured */
         }
@@ -746,13 +788,28 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
             first = result;
             n_lead = lead;
         }
-        for (unsigned k = 0, j = (unsigned)lead; group && k < group->n; k++) {
+        unsigned j = (unsigned)lead;
+        for (unsigned k = 0; group && k < group->n; k++) {
             if (res->skipped[k])
                 continue;
             event_values[group->event_index[k]] = result.values[j];
             event_range.lo[group->event_index[k]] = result.range_lo[j];
             event_range.hi[group->event_index[k]] = result.range_hi[j++];
             measured[group->event_index[k]] = true;
+        }
+        /* Top-down: TOPDOWN.SLOTS, then the IA32_PERF_METRICS fields (pmu_group_reads). */
+        if (group && group->n_topdown && !res->topdown_failed && j < bench->n_reads) {
+            unsigned slots = j++;
+            for (unsigned k = 0; k < group->n_topdown && j <= bench->n_reads; k++) {
+                unsigned e = group->topdown_index[k];
+                unsigned at = env->events[e].topdown == TOPDOWN_SLOTS ? slots : j++;
+                if (at >= bench->n_reads)
+                    break;
+                event_values[e] = result.values[at];
+                event_range.lo[e] = result.range_lo[at];
+                event_range.hi[e] = result.range_hi[at];
+                measured[e] = true;
+            }
         }
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */

@@ -79,6 +79,7 @@ static void set_mica_ilp_size(struct bench_options *o, int64_t n, const char *t)
 static void set_mica_block(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_block_size = n; }
 static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_page_size = n; }
 static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
+static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -109,6 +110,7 @@ static const struct option_def OPTIONS[] = {
     { "msr_config", VALUE_STRING, BOTH, 0, 0, set_msr_config },
     { "fixed_counters", VALUE_NONE, BOTH, 0, 0, set_fixed },
     { "metrics", VALUE_STRING, BOTH, 0, 0, set_metrics }, /* groups checked on the machine */
+    { "calibrate", VALUE_NONE, BOTH, 0, 0, set_calibrate },
     { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },

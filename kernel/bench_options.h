@@ -88,6 +88,7 @@ struct bench_options {
      * counters; NULL: none.
      */
     const char *metrics;
+    bool calibrate; /* -calibrate: measure L1/L2/L3/DRAM latency once per boot first (bench_calibrate.h) */
     bool remove_empty_events;
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */

@@ -114,6 +114,7 @@ static void init_params(struct bench_context *c, const struct bench_options *o,
     params->xsave_size = c->xsave_size;
     params->reads = c->reads;
     params->n_reads = c->n_reads;
+    params->topdown_global_ctrl = o->no_mem ? 0 : c->topdown_global_ctrl;
     params->areas.r14 = middle(c, AREA_R14);
     params->areas.rdi = middle(c, AREA_RDI);
     params->areas.rsi = middle(c, AREA_RSI);
@@ -343,13 +344,15 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         }
         nb_memset(c->areas[a], 0, c->area_size[a]);
     }
+    if (c->prepare_areas)
+        c->prepare_areas(c->prepare_arg, c);
 
     /* -no_mem has no register to spare for the SMI count: no check there. */
     bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
     if (smi_check)
-        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64 };
+        reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64, 0, 0 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];
     bool saved_smi_check = c->smi_check;

@@ -84,6 +84,15 @@ struct bench_context {
      */
     fake_run_fn fake_run;
     void *fake_run_arg;
+    /*
+     * Called by bench_measure after it zeroes the areas and before any code
+     * runs, or NULL: the calibration (bench_calibrate.h) links its pointer
+     * chain there, where a suite would use -asm_one_time_init.
+     */
+    void (*prepare_areas)(void *arg, struct bench_context *c);
+    void *prepare_arg;
+    /* Intel top-down: IA32_PERF_GLOBAL_CTRL's value for the reset before every m1 (bench_codegen.h), or 0. */
+    uint64_t topdown_global_ctrl;
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;

@@ -7,6 +7,7 @@
  * flushed after every benchmark so nothing measured is lost.
  */
 #include "nb_main.h"
+#include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "bench_options.h"
 #include "bench_run.h"
@@ -60,6 +61,8 @@ struct run_state {
     bool bench_pmu_usable;   /* the PMU of the processor the benchmark ran on */
     char bench_pmu_why[200];
     char bench_pmu_config[96];
+    struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
+    bool calibrated;              /* -calibrate ran in this boot */
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -93,6 +96,7 @@ static void print_fingerprint(struct run_state *s)
     lfence_describe(&s->lfence, line, sizeof(line));
     report_line(&s->report, "%s", line);
     counters_init(&s->counters, s->p, &m, &s->report);
+    cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
     s->tsc_invariant = m.tsc_invariant;
     /* The watchdog needs our IDT in the generated code, so ring 0 only. */
@@ -270,6 +274,11 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         struct bench_code code;
         size_t sizes[PART_COUNT];
         char why[160];
+        /* -calibrate (suite line, defaults or command line): once per boot, before the first that asks. */
+        if (o.calibrate && !s->calibrated) {
+            bench_calibrate(&s->bench, &s->counters, &s->caches, CALIBRATE_DRAM_MIN, &s->report);
+            s->calibrated = true;
+        }
         if (bench_context_size_areas(&s->bench, o.area_size, why, sizeof(why)) != NB_OK) {
             report_error(&s->report, "suite line %u: %s", e->line, why);
         } else if (load_code(s, e, &o, &code, sizes)) {

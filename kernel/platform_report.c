@@ -7,6 +7,8 @@
 #include "nb_text.h"
 #include "paging_census.h"
 #include "smbios.h"
+#include "uarch_facts.h"
+#include "cpuid_bits.h"
 
 /* Calibration for the report when the fingerprint took the frequency from CPUID. */
 #define PLATFORM_TSC_CALIBRATION_MS 50
@@ -100,6 +102,33 @@ static void cache_facts(struct report *r, const struct nb_platform *p, const str
         fact_u64(r, key, t->ways);
     }
     fact(r, "tlb.source", "%s", ci.tlb_source);
+}
+
+/*
+ * The machine constants the metrics use (pmu/uarch_facts.c): a value only
+ * where the table has a sourced one, "unknown (why)" otherwise.
+ */
+static void metrics_facts(struct report *r, const struct nb_platform *p, const struct machine_info *m)
+{
+    unsigned core_type = 0;
+    if (m->vendor_id == VENDOR_INTEL && m->max_leaf >= CPUID_LEAF_HYBRID) {
+        uint32_t regs[4];
+        p->cpuid(p->ctx, CPUID_LEAF_HYBRID, 0, regs);
+        core_type = HYBRID_CORE_TYPE(regs[CPUID_EAX]);
+    }
+    struct uarch_facts f;
+    uarch_facts_for(m->vendor_id, m->family, m->model, core_type, &f);
+    fact(r, "metrics.uarch", "%s", f.name ? f.name : "unknown (not in the table of pmu/uarch_facts.c)");
+    if (f.issue_width)
+        fact_u64(r, "metrics.issue_width", f.issue_width);
+    else
+        fact(r, "metrics.issue_width", "unknown (%s)", f.width_why);
+    if (f.peak_dp) {
+        fact_u64(r, "metrics.peak_flop_per_cycle", f.peak_dp);
+        fact_u64(r, "metrics.peak_flop_per_cycle_sp", f.peak_sp);
+    } else {
+        fact(r, "metrics.peak_flop_per_cycle", "unknown (%s)", f.peak_why);
+    }
 }
 
 static void smbios_facts(struct report *r, const struct nb_firmware_facts *f)
@@ -198,5 +227,6 @@ void platform_report(struct report *r, const struct nb_platform *p, const struct
     cpu_facts(r, m);
     tsc_facts(r, p, m);
     cache_facts(r, p, m);
+    metrics_facts(r, p, m);
     firmware_facts(r, p);
 }

@@ -31,6 +31,18 @@ struct counter_read {
      * (RDPMC returns only the counter's bits, SDM vol. 2B RDPMC).
      */
     unsigned width;
+    /*
+     * An IA32_PERF_METRICS field (RDPMC_METRICS): `metric` is the field
+     * number + 1 (0: an ordinary counter), `metric_slots` the index of the
+     * TOPDOWN.SLOTS read (fixed counter 3) among the same reads. Each read
+     * then counts slots x field / 0xFF (Linux icl_get_metrics_event_value),
+     * so the difference of two reads is slots like any other count.
+     */
+    uint8_t metric;
+    uint8_t metric_slots;
 };
+
+/* The slots an IA32_PERF_METRICS field stands for in one snapshot (slots x field / 0xFF). */
+uint64_t counter_metric_slots(uint64_t slots, uint64_t metrics, unsigned field);
 
 #endif

@@ -20,6 +20,8 @@
 
 #define PMU_MAX_GP 16
 #define PMU_MAX_FIXED 4
+/* The fixed counters -fixed_counters reads: 0-2 (Intel INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD, .REF_TSC). */
+#define PMU_FIXED_ARCH 0x7u
 
 struct pmu_desc {
     enum cpu_vendor vendor;
@@ -97,18 +99,25 @@ struct pmu_ops {
     uint32_t (*ctr_msr)(const struct pmu_desc *d, unsigned counter);
     /* The control-register value that counts `ev` in all rings, enabled. */
     uint64_t (*encode)(const struct pmu_event *ev);
-    /* Global enable register (when has_global) and the value that enables `gp_mask` (+ fixed). */
+    /*
+     * Global enable register (when has_global) and the value that enables
+     * `gp_mask`, the fixed counters of `fixed` (bit i = fixed counter i; only
+     * those that exist) and, with `perf_metrics`, IA32_PERF_METRICS.
+     */
     bool (*has_global)(const struct pmu_desc *d);
     uint32_t global_ctrl_msr;
-    uint64_t (*global_enable)(const struct pmu_desc *d, uint32_t gp_mask, bool fixed);
+    uint64_t (*global_enable)(const struct pmu_desc *d, uint32_t gp_mask, uint32_t fixed,
+                              bool perf_metrics);
     /* Fixed-function counters (Intel) or their AMD stand-ins, read for -fixed_counters. */
     size_t (*fixed_reads)(const struct pmu_desc *d, struct counter_read *out);
     /*
-     * Writes that start (on) or stop the fixed counters (none on AMD).
-     * Returns NB_OK, or NB_EFAULT with the rejected write in *fault; the
-     * fixed counters are then stopped.
+     * Writes that stop the fixed counters and start those of `fixed` (bit i
+     * = fixed counter i, from 0; none on AMD), each from 0: fixed counter 3
+     * together with IA32_PERF_METRICS when the CPU has it. Returns NB_OK, or
+     * NB_EFAULT with the rejected write in *fault; the fixed counters are
+     * then stopped.
      */
-    int (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+    int (*program_fixed)(const struct nb_platform *p, const struct pmu_desc *d, uint32_t fixed,
                          struct pmu_write_fault *fault);
     /* Overflow/freeze status (when has_global) and the MSR whose 1 bits clear it. */
     uint32_t global_status_msr, global_status_reset_msr;

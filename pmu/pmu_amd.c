@@ -39,10 +39,12 @@ static bool amd_has_global(const struct pmu_desc *d)
     return d->amd_perfmon_v2;
 }
 
-static uint64_t amd_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bool fixed)
+static uint64_t amd_global_enable(const struct pmu_desc *d, uint32_t gp_mask, uint32_t fixed,
+                                  bool perf_metrics)
 {
     (void)d;
     (void)fixed;
+    (void)perf_metrics;
     return gp_mask;
 }
 
@@ -50,17 +52,17 @@ static uint64_t amd_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bo
 static size_t amd_fixed_reads(const struct pmu_desc *d, struct counter_read *out)
 {
     (void)d;
-    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF", 64 };
-    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF", 64 };
+    out[0] = (struct counter_read){ READ_MSR, MSR_IA32_MPERF, "MPERF", 64, 0, 0 };
+    out[1] = (struct counter_read){ READ_MSR, MSR_IA32_APERF, "APERF", 64, 0, 0 };
     return 2;
 }
 
-static int amd_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+static int amd_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, uint32_t fixed,
                              struct pmu_write_fault *fault)
 {
     (void)p;
     (void)d;
-    (void)on;
+    (void)fixed;
     (void)fault;
     return NB_OK;
 }

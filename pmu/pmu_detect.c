@@ -197,7 +197,7 @@ static uint64_t count_probe_loop(const struct nb_platform *p, const struct pmu_d
     if (loop->count) {
         struct pmu_probe_sequence s = { ops->ctl_msr(d, c), ops->ctr_msr(d, c),
                                         global ? ops->global_ctrl_msr : 0, ops->encode(&retired),
-                                        global ? ops->global_enable(d, 1u << c, false) : 0 };
+                                        global ? ops->global_enable(d, 1u << c, 0, false) : 0 };
         uint64_t count = 0;
         *ran = loop->count(loop->arg, &s, &count);
         return count;
@@ -207,7 +207,7 @@ static uint64_t count_probe_loop(const struct nb_platform *p, const struct pmu_d
     p->write_msr(p->ctx, ops->ctr_msr(d, c), 0);
     p->write_msr(p->ctx, ops->ctl_msr(d, c), ops->encode(&retired));
     if (global)
-        p->write_msr(p->ctx, ops->global_ctrl_msr, ops->global_enable(d, 1u << c, false));
+        p->write_msr(p->ctx, ops->global_ctrl_msr, ops->global_enable(d, 1u << c, 0, false));
     loop->run(loop->arg);
     if (global)
         p->write_msr(p->ctx, ops->global_ctrl_msr, 0);

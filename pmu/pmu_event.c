@@ -5,6 +5,7 @@
 #include "config_lines.h"
 #include "nb_text.h"
 #include "pmu.h"
+#include "pmu_msrs.h"
 
 
 struct line_parser {
@@ -206,6 +207,36 @@ static bool parse_modifier(struct line_parser *lp, char *mod, const struct pmu_d
     return true;
 }
 
+/*
+ * Intel event select 00H: the pseudo-encoding of the fixed-counter-only
+ * events (Intel's event lists; Linux FIXED_EVENT_CONSTRAINT). 00.04
+ * TOPDOWN.SLOTS and the IA32_PERF_METRICS fields 00.80-00.83 are measured
+ * through fixed counter 3 (pmu_event.h); the other fixed counters through
+ * -fixed_counters. A general-purpose counter would count none of them.
+ */
+static bool parse_topdown(struct line_parser *lp, const struct pmu_desc *d, struct pmu_event *ev,
+                          bool modifiers)
+{
+    bool slots = ev->umask == TOPDOWN_SLOTS_UMASK;
+    bool metric = ev->umask >= TOPDOWN_METRIC_UMASK &&
+                  ev->umask < TOPDOWN_METRIC_UMASK + PERF_METRICS_L1_FIELDS;
+    if (!slots && !metric)
+        return bad(lp, "%s",
+                   "event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
+                   "00.04, 00.80-00.83: top-down)");
+    if (modifiers)
+        return bad(lp, "%s", "a top-down pseudo event (00.04, 00.80-00.83) takes no modifiers");
+    /* Fixed counter i exists per CPUID.0AH (EDX[4:0], or the ECX bitmap of perfmon v5). */
+    if (!(pmu_fixed_mask(d) & (1u << FIXED_SLOTS)))
+        return bad(lp, "%s", "top-down events need fixed counter 3 (TOPDOWN.SLOTS), which this CPU does not have "
+                             "(CPUID.0AH)");
+    if (metric && !d->perf_metrics)
+        return bad(lp, "%s", "top-down metrics need IA32_PERF_METRICS, which this CPU does not "
+                             "have (IA32_PERF_CAPABILITIES[15])");
+    ev->topdown = slots ? TOPDOWN_SLOTS : TOPDOWN_METRIC;
+    return true;
+}
+
 /* One config line (already trimmed, not a comment). */
 static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d,
                        struct pmu_event *ev)
@@ -258,17 +289,16 @@ static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d
      * events (Intel's event lists; Linux FIXED_EVENT_CONSTRAINT): a
      * general-purpose counter would not count them.
      */
-    if (vendor == VENDOR_INTEL && ev->event == 0)
-        return bad(lp, "%s",
-                   "event 00H is a fixed-counter-only event (00.01-00.04: instructions, core "
-                   "cycles, reference cycles, slots); use -fixed_counters");
     if (!parse_hex_field(lp, fields[1], 2, &value, "bad unit mask '%s' (1-2 hex digits)"))
         return false;
     ev->umask = (uint8_t)value;
+    if (vendor == VENDOR_INTEL && ev->event == 0)
+        return parse_topdown(lp, d, ev, n > 2);
     for (int i = 2; i < n; i++) {
         if (!parse_modifier(lp, fields[i], d, ev))
             return false;
     }
+    ev->merge = vendor == VENDOR_AMD && d->family >= AMD_MERGE_MIN_FAMILY && ev->event == AMD_FLOPS_EVENT;
     return true;
 }
 

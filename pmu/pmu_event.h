@@ -43,8 +43,35 @@ enum pmu_aux {
     AUX_COUNT
 };
 
+/*
+ * Intel top-down pseudo events (Ice Lake and later P-cores), in the
+ * encodings of Intel's event lists and Linux's sysfs events: `00.04`
+ * TOPDOWN.SLOTS counts on fixed counter 3 (IA32_FIXED_CTR3); `00.80`-`00.83`
+ * (Linux INTEL_TD_METRIC_RETIRING 0x8000 ... BE_BOUND 0x8300: event 00H,
+ * umask 80H + field) are the level-1 fields of IA32_PERF_METRICS, reported
+ * as slots (slots x field / 0xFF, Linux icl_get_metrics_event_value). None
+ * takes a general-purpose counter.
+ */
+enum pmu_topdown {
+    TOPDOWN_NONE = 0,
+    TOPDOWN_SLOTS,  /* fixed counter 3 */
+    TOPDOWN_METRIC, /* IA32_PERF_METRICS field `umask - TOPDOWN_METRIC_UMASK` */
+};
+#define TOPDOWN_SLOTS_UMASK 0x04u
+#define TOPDOWN_METRIC_UMASK 0x80u
+
 struct pmu_event {
     char name[PMU_EVENT_NAME_MAX];
+    uint8_t topdown; /* enum pmu_topdown */
+    /*
+     * AMD Large Increment per Cycle event (PPR "Large Increment per Cycle
+     * Events"): it may add more than 15 per cycle, so it runs on an even
+     * counter 2n with the MergeEvent (event FFFH) on counter 2n+1, and the
+     * even counter then reads the pair's 64-bit count. Like Linux
+     * (amd_is_pair_event_code, family 17h and later) only event 003H,
+     * Retired SSE/AVX FLOPs.
+     */
+    bool merge;
     uint16_t event; /* 8 bits on Intel, 12 on AMD */
     uint8_t umask;
     uint8_t cmask;

@@ -56,11 +56,18 @@ static bool intel_has_global(const struct pmu_desc *d)
     return d->version >= 2;
 }
 
-static uint64_t intel_global_enable(const struct pmu_desc *d, uint32_t gp_mask, bool fixed)
+/*
+ * Bit i: GP counter i; bit 32+i: fixed counter i (35: FIXED_CTR3, TOPDOWN.SLOTS);
+ * bit 48: IA32_PERF_METRICS (SDM vol. 3B 20.2.2, 20.3.9.3; Linux
+ * intel_pmu_enable_fixed / GLOBAL_CTRL_EN_PERF_METRICS).
+ */
+static uint64_t intel_global_enable(const struct pmu_desc *d, uint32_t gp_mask, uint32_t fixed,
+                                    bool perf_metrics)
 {
     uint64_t v = gp_mask;
-    if (fixed)
-        v |= (uint64_t)fixed_used(d) << GLOBAL_CTRL_FIXED_SHIFT;
+    v |= (uint64_t)(fixed & pmu_fixed_mask(d) & pmu_low_bits(PMU_MAX_FIXED)) << GLOBAL_CTRL_FIXED_SHIFT;
+    if (perf_metrics && d->perf_metrics)
+        v |= GLOBAL_CTRL_EN_PERF_METRICS;
     return v;
 }
 
@@ -74,7 +81,7 @@ static size_t intel_fixed_reads(const struct pmu_desc *d, struct counter_read *o
     for (uint32_t i = 0; i < INTEL_FIXED_USED; i++) {
         if (fixed_used(d) & (1u << i))
             out[n++] = (struct counter_read){ READ_PMC, RDPMC_FIXED | i, pmu_intel_fixed_names[i],
-                                              d->fixed_width };
+                                              d->fixed_width, 0, 0 };
     }
     return n;
 }
@@ -89,21 +96,31 @@ static int checked_write(const struct nb_platform *p, uint32_t msr, uint64_t val
     return NB_EFAULT;
 }
 
-/* Stop (SDM vol. 3B 20.2.2: a field of 0 disables the counter), clear, then enable all rings. */
-static int intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, bool on,
+/*
+ * Stop (SDM vol. 3B 20.2.2: a field of 0 disables the counter), clear, then
+ * enable all rings. Fixed counter 3 is cleared together with
+ * IA32_PERF_METRICS, in Linux's order (icl_set_topdown_event_period:
+ * FIXED_CTR3, then PERF_METRICS): the metrics are fractions of the slots
+ * counted since both were zero.
+ */
+static int intel_program_fixed(const struct nb_platform *p, const struct pmu_desc *d, uint32_t fixed,
                                struct pmu_write_fault *fault)
 {
-    if (fixed_used(d) == 0)
+    uint32_t want = fixed & pmu_fixed_mask(d) & pmu_low_bits(PMU_MAX_FIXED);
+    if (fixed_used(d) == 0 && !(pmu_fixed_mask(d) & (1u << FIXED_SLOTS)))
         return NB_OK; /* nothing to program, nothing to read */
     if (checked_write(p, MSR_IA32_FIXED_CTR_CTRL, 0, fault) != NB_OK)
         return NB_EFAULT;
-    if (!on)
+    if (!want)
         return NB_OK;
     uint64_t ctrl = 0;
-    for (unsigned i = 0; i < INTEL_FIXED_USED; i++) {
-        if (!(fixed_used(d) & (1u << i)))
+    for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+        if (!(want & (1u << i)))
             continue;
         if (checked_write(p, MSR_IA32_FIXED_CTR0 + i, 0, fault) != NB_OK)
+            return NB_EFAULT;
+        if (i == FIXED_SLOTS && d->perf_metrics &&
+            checked_write(p, MSR_IA32_PERF_METRICS, 0, fault) != NB_OK)
             return NB_EFAULT;
         ctrl |= FIXED_CTR_CTRL_FIELD(i, FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR);
     }

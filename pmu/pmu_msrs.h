@@ -15,6 +15,17 @@
 #define MSR_IA32_PERFEVTSEL0 0x186u
 #define MSR_IA32_PERF_CAPABILITIES 0x345u
 #define MSR_IA32_FIXED_CTR0 0x309u      /* INST_RETIRED.ANY; +1 CPU_CLK_UNHALTED.THREAD, +2 REF_TSC */
+#define MSR_IA32_FIXED_CTR3 0x30Cu      /* TOPDOWN.SLOTS (Ice Lake and later P-cores) */
+/*
+ * IA32_PERF_METRICS (SDM vol. 3B 20.3.9.3 "Performance Metrics", under
+ * "Topdown Microarchitecture Analysis" support of Ice Lake
+ * and later P-cores, IA32_PERF_CAPABILITIES[15]): byte i is the fraction
+ * (of 0xFF) of the TOPDOWN.SLOTS counted by IA32_FIXED_CTR3 that went to
+ * level-1 category i. Its values are derived from fixed counter 3, so both
+ * start from zero together (Linux icl_set_topdown_event_period writes 0 to
+ * FIXED_CTR3, then to PERF_METRICS).
+ */
+#define MSR_IA32_PERF_METRICS 0x329u
 #define MSR_IA32_FIXED_CTR_CTRL 0x38Du
 #define MSR_IA32_PERF_GLOBAL_STATUS 0x38Eu
 #define MSR_IA32_PERF_GLOBAL_CTRL 0x38Fu
@@ -57,6 +68,28 @@
 
 /* IA32_PERF_GLOBAL_CTRL: bit i enables GP counter i, bit 32+i fixed counter i. */
 #define GLOBAL_CTRL_FIXED_SHIFT 32
+/*
+ * IA32_PERF_GLOBAL_CTRL bit 48 EN_PERF_METRICS: IA32_PERF_METRICS follows
+ * fixed counter 3 (SDM vol. 3B 20.3.9.3; Linux GLOBAL_CTRL_EN_PERF_METRICS,
+ * arch/x86/include/asm/perf_event.h). Bit 35 (32 + 3) enables FIXED_CTR3.
+ */
+#define GLOBAL_CTRL_EN_PERF_METRICS (1ull << 48)
+
+/* Fixed counter 3 counts TOPDOWN.SLOTS (Intel event lists: event 00H umask 04H). */
+#define FIXED_SLOTS 3u
+/*
+ * IA32_PERF_METRICS level-1 fields, one byte each (Linux INTEL_TD_METRIC_*
+ * pseudo events 0x8000-0x8300 and icl_get_metrics_event_value; likwid
+ * TMA0-3): 7:0 Retiring, 15:8 Bad Speculation, 23:16 Frontend Bound,
+ * 31:24 Backend Bound. Golden Cove adds four level-2 bytes above (not used).
+ */
+#define PERF_METRICS_RETIRING 0u
+#define PERF_METRICS_BAD_SPEC 1u
+#define PERF_METRICS_FE_BOUND 2u
+#define PERF_METRICS_BE_BOUND 3u
+#define PERF_METRICS_L1_FIELDS 4u
+#define PERF_METRICS_FIELD(value, i) (((value) >> (8u * (i))) & 0xFFu)
+#define PERF_METRICS_FULL 0xFFu /* the sum of the fields: all slots */
 
 /* IA32_PERF_CAPABILITIES.FW_WRITE (bit 13): IA32_A_PMCx exist. */
 #define PERF_CAPABILITIES_FW_WRITE (1ull << 13)
@@ -75,6 +108,8 @@
 
 /* RDPMC ECX bit 30 selects the fixed-function counters (SDM vol. 2B RDPMC). */
 #define RDPMC_FIXED (1u << 30)
+/* RDPMC ECX bit 29 returns IA32_PERF_METRICS (SDM vol. 2B RDPMC; Linux x86_pmu_rdpmc_index). */
+#define RDPMC_METRICS (1u << 29)
 
 /* ---- AMD (family 17h and later) ---- */
 #define MSR_AMD_PERF_CTL_LEGACY0 0xC0010000u /* 4 counters, stride 1 */
@@ -99,6 +134,25 @@
 #define AMD_PERF_CTL_EVENT_HI_SHIFT 32 /* event[11:8] at bits 35:32 */
 #define AMD_PERF_CTL_HOST_ONLY (1ull << 41)
 #define AMD_PERF_CTL_GUEST_ONLY (1ull << 40)
+
+/*
+ * Large Increment per Cycle events (AMD family 17h+ PPRs, "Large Increment
+ * per Cycle Events", e.g. section 2.1.15.3 of PPR 56176 for family 17h model
+ * 71h, as cited by Linux commit 5738891229a2; Linux amd/core.c AMD_MERGE_EVENT_ENABLE,
+ * amd_is_pair_event_code): a counter adds at most 15 per cycle, so event
+ * 003H (Retired SSE/AVX FLOPs, up to 64 per cycle) runs on an even counter
+ * with the MergeEvent, event FFFH, enabled on the next (odd) counter, written
+ * before the even counter's control. The PPR: "Software wanting to preload
+ * a value to a merged counter pair writes the high-order 16-bit value to the
+ * low-order 16 bits of the odd counter and then writes the low-order 48-bit
+ * value to the even counter. Reading the even counter of the merged counter
+ * pair returns the full 64-bit value."
+ */
+#define AMD_MERGE_EVENT 0xFFFu
+#define AMD_PERF_CTL_MERGE_ENABLE ((0xFull << AMD_PERF_CTL_EVENT_HI_SHIFT) | 0xFFull | AMD_PERF_CTL_EN)
+#define AMD_FLOPS_EVENT 0x003u
+#define AMD_MERGE_MIN_FAMILY 0x17u
+#define AMD_MERGED_WIDTH 64
 
 #define AMD_LEGACY_COUNTERS 4
 #define AMD_EXT_CORE_COUNTERS 6

@@ -4,7 +4,9 @@
  * runs of the benchmark (no multiplexing), so fewer groups mean fewer runs.
  *
  * Constraints: each event may use the counters of its `.CTR=` set (all
- * counters when it has none; `.CTR=n` pins it to n); `.TakenAlone` events get
+ * counters when it has none; `.CTR=n` pins it to n); an AMD Large Increment
+ * event (`merge`) needs an even counter and the odd one after it, which
+ * holds the MergeEvent and nothing else; `.TakenAlone` events get
  * a group of their own; each auxiliary MSR (offcore RSP0/RSP1, 3F6H, PF) can
  * hold one value per group, so events needing different values are split.
  *
@@ -30,17 +32,33 @@
 #include "pmu.h"
 #include "pmu_event.h"
 
+#define PMU_TOPDOWN_MAX 8
+
 struct pmu_group {
     unsigned n;                        /* events in this group */
     unsigned event_index[PMU_MAX_GP];  /* into the events array, in config order */
     unsigned counter[PMU_MAX_GP];      /* counter of each event */
     bool alone;                        /* holds a .TakenAlone event */
+    /*
+     * Top-down pseudo events (pmu_event.h: TOPDOWN.SLOTS, IA32_PERF_METRICS
+     * fields), counted by fixed counter 3 and read from one snapshot: all of
+     * a config's go into one group (the first without a .TakenAlone event).
+     */
+    unsigned n_topdown;
+    unsigned topdown_index[PMU_TOPDOWN_MAX];
     uint64_t aux[AUX_COUNT];
     bool has_aux[AUX_COUNT];
 };
 
-/* The counters `ev` may use among `gp_mask` (0 when none of them). */
+/* The counters `ev` may use among `gp_mask` (0 when none of them, and for top-down pseudo events). */
 uint32_t pmu_event_counters(const struct pmu_event *ev, uint32_t gp_mask);
+
+/*
+ * The even counters of `gp_mask` whose odd neighbour is in it too: where an
+ * AMD Large Increment event (pmu_event.h `merge`) may run, with the
+ * MergeEvent on the odd one.
+ */
+uint32_t pmu_merge_pairs(uint32_t gp_mask);
 
 /* The lowest `n` counters of `gp_mask` (what -no_mem leaves room to read). */
 uint32_t pmu_lowest_counters(uint32_t gp_mask, unsigned n);

@@ -68,7 +68,15 @@ void pmu_session_begin(struct pmu_session *s, const struct nb_platform *p, const
     }
     if (is_intel(s)) {
         save(s, MSR_IA32_FIXED_CTR_CTRL);
-        for (unsigned i = 0; i < 3; i++) {
+        /*
+         * Saved before the counters so that pmu_session_end (which restores
+         * in reverse) writes FIXED_CTR3 before IA32_PERF_METRICS, Linux's
+         * order (icl_set_topdown_event_period restores saved_slots, then
+         * saved_metric).
+         */
+        if (d->perf_metrics)
+            save(s, MSR_IA32_PERF_METRICS);
+        for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
             if (pmu_fixed_mask(d) & (1u << i))
                 save(s, MSR_IA32_FIXED_CTR0 + i);
         }
@@ -120,10 +128,13 @@ static void set_tfa(struct pmu_session *s, uint32_t used)
 }
 
 /* Undoes a group that cannot count: every control register it wrote goes back to off. */
-static void undo_group(struct pmu_session *s, const struct pmu_group *g)
+static void undo_group(struct pmu_session *s, const struct pmu_event *events, const struct pmu_group *g)
 {
-    for (unsigned k = 0; g && k < g->n; k++)
+    for (unsigned k = 0; g && k < g->n; k++) {
         off(s, s->ops->ctl_msr(s->d, g->counter[k]));
+        if (events[g->event_index[k]].merge)
+            off(s, s->ops->ctl_msr(s->d, g->counter[k] + 1)); /* the MergeEvent (Linux x86_pmu_disable_event) */
+    }
     if (is_intel(s))
         off(s, MSR_IA32_FIXED_CTR_CTRL);
     set_tfa(s, 0);
@@ -144,7 +155,7 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
     }
     uint32_t group_counters = 0;
     for (unsigned k = 0; g && k < g->n; k++)
-        group_counters |= 1u << g->counter[k];
+        group_counters |= (events[g->event_index[k]].merge ? 3u : 1u) << g->counter[k];
     for (unsigned i = 0; i < PMU_MAX_GP; i++) {
         if ((pmu_gp_mask(d) & (1u << i)) && !(group_counters & (1u << i)))
             off(s, ops->ctl_msr(d, i));
@@ -171,6 +182,26 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
         off(s, ctl);
         if (res->skipped[k])
             continue;
+        if (events[g->event_index[k]].merge) {
+            /*
+             * AMD Large Increment event (pmu_msrs.h AMD_MERGE_EVENT): the pair
+             * counts from 0 (odd counter's high-order bits first, then the even
+             * counter, as the PPR orders a preload), and the MergeEvent is
+             * enabled on the odd counter before the even counter's control
+             * (Linux __x86_pmu_enable_event).
+             */
+            uint32_t odd_ctl = ops->ctl_msr(d, c + 1);
+            off(s, odd_ctl);
+            if (!wrmsr(s, ops->ctr_msr(d, c + 1), 0, fault) || !wrmsr(s, ops->ctr_msr(d, c), 0, fault) ||
+                !wrmsr(s, odd_ctl, AMD_PERF_CTL_MERGE_ENABLE, fault) ||
+                !wrmsr(s, ctl, ops->encode(&events[g->event_index[k]]), fault)) {
+                off(s, odd_ctl);
+                res->skipped[k] = true;
+                continue;
+            }
+            used |= 3u << c; /* both in PerfCntrGlobalCtl, as Linux enables every counter */
+            continue;
+        }
         if (!wrmsr(s, ops->ctr_msr(d, c), 0, fault) ||
             !wrmsr(s, ctl, ops->encode(&events[g->event_index[k]]), fault)) {
             res->skipped[k] = true;
@@ -183,19 +214,27 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
      * not asked for: the global control leaves them disabled and nothing
      * reads them.
      */
-    if (ops->program_fixed(s->p, d, fixed, &res->fixed_fault) != NB_OK && fixed) {
-        res->fixed_failed = true;
+    bool topdown = g && g->n_topdown > 0 && is_intel(s), metrics = false;
+    for (unsigned k = 0; topdown && k < g->n_topdown; k++)
+        metrics |= events[g->topdown_index[k]].topdown == TOPDOWN_METRIC;
+    uint32_t want = (fixed ? PMU_FIXED_ARCH : 0) | (topdown ? 1u << FIXED_SLOTS : 0);
+    if (ops->program_fixed(s->p, d, want, &res->fixed_fault) != NB_OK && want) {
+        res->fixed_failed = fixed;
+        res->topdown_failed = topdown;
         off(s, MSR_IA32_FIXED_CTR_CTRL);
+        want = 0;
+        metrics = false;
     }
-    bool fixed_on = fixed && !res->fixed_failed;
     set_tfa(s, used);
     if (global) {
         if (!clear_global_status(s, &res->group_fault) ||
-            !wrmsr(s, ops->global_ctrl_msr, ops->global_enable(d, used, fixed_on), &res->group_fault)) {
+            !wrmsr(s, ops->global_ctrl_msr, ops->global_enable(d, used, want, metrics),
+                   &res->group_fault)) {
             res->group_failed = true;
-            undo_group(s, g);
+            undo_group(s, events, g);
             return false;
         }
+        res->global_value = ops->global_enable(d, used, want, metrics);
     }
     return true;
 }
@@ -204,16 +243,41 @@ size_t pmu_group_reads(const struct pmu_session *s, const struct pmu_event *even
                        const struct pmu_group *g, bool fixed, struct counter_read *out)
 {
     size_t n = 0;
-    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64 };
+    out[n++] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64, 0, 0 };
     if (fixed && !s->last.fixed_failed)
         n += s->ops->fixed_reads(s->d, out + n);
     for (unsigned k = 0; g && k < g->n && n < NB_MAX_COUNTERS; k++) {
         if (s->last.skipped[k])
             continue;
-        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], events[g->event_index[k]].name,
-                                          s->d->gp_width };
+        /* A merged pair: "reading the even counter ... returns the full 64-bit value" (PPR). */
+        const struct pmu_event *ev = &events[g->event_index[k]];
+        out[n++] = (struct counter_read){ READ_PMC, g->counter[k], ev->name,
+                                          ev->merge ? AMD_MERGED_WIDTH : s->d->gp_width, 0, 0 };
+    }
+    if (!g || g->n_topdown == 0 || s->last.topdown_failed || n + 1 + g->n_topdown > NB_MAX_COUNTERS)
+        return n;
+    /* TOPDOWN.SLOTS first: every IA32_PERF_METRICS field is a fraction of it. */
+    size_t slots = n;
+    const char *slots_name = "TOPDOWN.SLOTS";
+    for (unsigned k = 0; k < g->n_topdown; k++) {
+        if (events[g->topdown_index[k]].topdown == TOPDOWN_SLOTS)
+            slots_name = events[g->topdown_index[k]].name;
+    }
+    out[n++] = (struct counter_read){ READ_PMC, RDPMC_FIXED | FIXED_SLOTS, slots_name, s->d->fixed_width, 0, 0 };
+    for (unsigned k = 0; k < g->n_topdown; k++) {
+        const struct pmu_event *ev = &events[g->topdown_index[k]];
+        if (ev->topdown == TOPDOWN_SLOTS)
+            continue; /* the read above */
+        out[n++] = (struct counter_read){ READ_PMC, RDPMC_METRICS, ev->name, 0,
+                                          (uint8_t)(ev->umask - TOPDOWN_METRIC_UMASK + 1),
+                                          (uint8_t)slots };
     }
     return n;
+}
+
+uint64_t counter_metric_slots(uint64_t slots, uint64_t metrics, unsigned field)
+{
+    return (uint64_t)((unsigned __int128)slots * PERF_METRICS_FIELD(metrics, field) / PERF_METRICS_FULL);
 }
 
 /* The full-width alias of an Intel IA32_PMCx, or 0 (SDM vol. 3B 20.2.6). */

@@ -30,6 +30,13 @@ struct pmu_program_result {
     /* A fixed-counter write faulted: the fixed counters are off and not read. */
     bool fixed_failed;
     struct pmu_write_fault fixed_fault;
+    /*
+     * Fixed counter 3 / IA32_PERF_METRICS could not be programmed (the same
+     * fixed-counter write as fixed_fault): the top-down events are not read.
+     */
+    bool topdown_failed;
+    /* The value the group's IA32_PERF_GLOBAL_CTRL / PerfCntrGlobalCtl write enabled (0: none). */
+    uint64_t global_value;
     /* Per slot k of the group: its control, counter or auxiliary MSR write faulted. */
     bool skipped[PMU_MAX_GP];
     struct pmu_write_fault skip_fault[PMU_MAX_GP];
@@ -68,7 +75,10 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
 /*
  * What the generated code reads for the group just programmed: RDTSC first,
  * then the fixed counters (when `fixed` and they were programmed), then the
- * group's events in config order, leaving out those s->last skipped.
+ * group's events in config order, leaving out those s->last skipped, then
+ * its top-down events: TOPDOWN.SLOTS (fixed counter 3) first, read even
+ * when the config does not name it if a IA32_PERF_METRICS field needs it
+ * (named "TOPDOWN.SLOTS"), then the group's top-down events in order.
  * Returns the number of reads written to out (room for NB_MAX_COUNTERS).
  */
 size_t pmu_group_reads(const struct pmu_session *s, const struct pmu_event *events,

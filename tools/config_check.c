@@ -48,10 +48,11 @@ static void refusals_free(struct refusals *r)
     free(r->items);
 }
 
-/* The most any processor offers: every counter, AnyThread not deprecated. */
+/* The most any processor offers: every counter, fixed counter 3 and PERF_METRICS, AnyThread not deprecated. */
 static void refusals_for(enum cpu_vendor vendor, const char *text, size_t len, struct refusals *r)
 {
-    struct pmu_desc d = { .vendor = vendor, .version = 4, .n_gp = PMU_MAX_GP, .n_fixed = 3 };
+    struct pmu_desc d = { .vendor = vendor, .version = 4, .n_gp = PMU_MAX_GP, .n_fixed = 4,
+                          .perf_metrics = true };
     struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
     if (!events) {
         perror("nanobench");

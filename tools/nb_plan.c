@@ -187,11 +187,18 @@ static void print_group(size_t number, const struct pmu_group *group, const stru
         const struct pmu_event *ev = &events[group->event_index[k]];
         printf(" %s@PMC%u", ev->name, group->counter[k]);
         uint32_t allowed = pmu_event_counters(ev, gp_mask);
+        if (ev->merge)
+            printf("+MERGE@PMC%u", group->counter[k] + 1); /* AMD Large Increment pair */
         if (allowed != (gp_mask & pmu_low_bits(PMU_MAX_GP))) {
             char set[64];
             pmu_counter_set_format(allowed, set, sizeof(set));
             printf("{%s}", set);
         }
+    }
+    /* Top-down pseudo events: fixed counter 3 and IA32_PERF_METRICS (pmu_event.h). */
+    for (unsigned k = 0; group && k < group->n_topdown; k++) {
+        const struct pmu_event *ev = &events[group->topdown_index[k]];
+        printf(" %s@%s", ev->name, ev->topdown == TOPDOWN_SLOTS ? "FIXED3" : "PERF_METRICS");
     }
     printf("\n");
 }
@@ -335,6 +342,14 @@ static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
         gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
+    /* As the image (kernel/bench_counters.c): no top-down events with -no_mem. */
+    for (size_t g = 0; o->no_mem && g < n_groups; g++) {
+        for (unsigned k = 0; k < groups[g].n_topdown; k++)
+            fprintf(stderr, "nanobench: %s:%u: %s: top-down events are not measured with -no_mem "
+                            "(event skipped)\n", config_name, events[groups[g].topdown_index[k]].line,
+                    events[groups[g].topdown_index[k]].name);
+        groups[g].n_topdown = 0;
+    }
     for (size_t g = 0; g < n_groups || (g == 0 && want_fixed); g++) {
         const struct pmu_group *group = g < n_groups ? &groups[g] : NULL;
         print_group(g + 1, group, events, pmu_gp_mask(d));

@@ -48,6 +48,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -metrics %s", o->metrics);
     if (o->no_mem)
         fprintf(f, " -no_mem");
+    if (o->calibrate)
+        fprintf(f, " -calibrate");
     if (o->timeout != OPT_TIMEOUT_DEFAULT)
         fprintf(f, " -timeout %lld", (long long)o->timeout);
     if (o->cpu >= 0)

@@ -84,20 +84,34 @@ static void check_schedule(const struct pmu_event *ev, size_t n, uint32_t gp_mas
                            const struct pmu_group *groups, size_t n_groups)
 {
     unsigned n_gp = (unsigned)__builtin_popcount(gp_mask);
-    size_t schedulable = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t schedulable = 0, topdown = 0;
+    for (size_t i = 0; i < n; i++) {
         schedulable += pmu_event_counters(&ev[i], gp_mask) != 0;
-    if (schedulable == 0) {
+        topdown += ev[i].topdown != TOPDOWN_NONE;
+    }
+    if (gp_mask == 0 || (schedulable == 0 && topdown == 0)) {
         FUZZ_CHECK(n_groups == 0);
         return;
     }
-    FUZZ_CHECK(n_groups >= 1 && n_groups <= schedulable);
+    /* Top-down events need no GP counter: at most one more group, opened for them. */
+    FUZZ_CHECK(n_groups >= 1 && n_groups <= schedulable + (topdown ? 1 : 0));
     unsigned char *seen = calloc(n, 1);
     if (!seen)
         abort();
     for (size_t g = 0; g < n_groups; g++) {
         const struct pmu_group *grp = &groups[g];
-        FUZZ_CHECK(grp->n >= 1 && grp->n <= n_gp && grp->n <= PMU_MAX_GP);
+        FUZZ_CHECK((grp->n >= 1 || grp->n_topdown >= 1) && grp->n <= n_gp && grp->n <= PMU_MAX_GP);
+        FUZZ_CHECK(grp->n_topdown <= PMU_TOPDOWN_MAX);
+        /* Top-down events: in config order, never with a .TakenAlone event, never twice. */
+        for (unsigned t = 0; t < grp->n_topdown; t++) {
+            unsigned idx = grp->topdown_index[t];
+            FUZZ_CHECK(idx < n && ev[idx].topdown != TOPDOWN_NONE && !seen[idx]);
+            FUZZ_CHECK(t == 0 || grp->topdown_index[t - 1] < idx);
+            FUZZ_CHECK(!grp->alone);
+            seen[idx] = 1;
+        }
+        /* Counters taken, merge partners included: each at most once. */
+        uint32_t taken = 0;
         bool has_alone = false;
         bool aux_used[AUX_COUNT] = { false };
         for (unsigned i = 0; i < grp->n; i++) {
@@ -112,6 +126,14 @@ static void check_schedule(const struct pmu_event *ev, size_t n, uint32_t gp_mas
             FUZZ_CHECK(pmu_event_counters(e, gp_mask) & (1u << ctr));
             for (unsigned j = 0; j < i; j++)
                 FUZZ_CHECK(grp->counter[j] != ctr);
+            FUZZ_CHECK(!(taken & (1u << ctr)));
+            taken |= 1u << ctr;
+            if (e->merge) {
+                /* An even counter whose odd partner exists and holds only the MergeEvent. */
+                FUZZ_CHECK(ctr % 2 == 0 && ctr + 1 < 32 && (gp_mask & (1u << (ctr + 1))));
+                FUZZ_CHECK(!(taken & (1u << (ctr + 1))));
+                taken |= 1u << (ctr + 1);
+            }
             if (e->ctr >= 0)
                 FUZZ_CHECK(ctr == (unsigned)e->ctr);
             if (e->taken_alone) {
@@ -129,8 +151,15 @@ static void check_schedule(const struct pmu_event *ev, size_t n, uint32_t gp_mas
         for (int a = 0; a < AUX_COUNT; a++)
             FUZZ_CHECK(grp->has_aux[a] == aux_used[a]);
     }
-    for (size_t i = 0; i < n; i++)
-        FUZZ_CHECK(seen[i] == (pmu_event_counters(&ev[i], gp_mask) != 0));
+    size_t topdown_seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].topdown)
+            topdown_seen += seen[i];
+        else
+            FUZZ_CHECK(seen[i] == (pmu_event_counters(&ev[i], gp_mask) != 0));
+    }
+    /* All of them, up to PMU_TOPDOWN_MAX per group they go to. */
+    FUZZ_CHECK(topdown_seen == topdown || topdown_seen >= PMU_TOPDOWN_MAX);
     free(seen);
 }
 
@@ -188,6 +217,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         d.gp_mask &= ~2u;
     d.n_gp = (unsigned)__builtin_popcount(d.gp_mask);
     d.anythread_deprecated = (data[0] & 0x40) != 0;
+    /* Bit 7: Intel fixed counter 3 and PERF_METRICS (top-down events); AMD Zen 4 (merge events). */
+    bool newer = (data[0] & 0x80) != 0;
+    d.n_fixed = newer ? 4 : 3;
+    d.perf_metrics = newer;
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
     unsigned n_lines = 1;
@@ -197,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.vendor = VENDOR_INTEL;
     run(text, len, &d, n_lines);
     d.vendor = VENDOR_AMD;
+    d.family = newer ? 0x19 : 0x15;
     run(text, len, &d, n_lines);
     return 0;
 }

@@ -136,9 +136,9 @@ static void wrapping_run(void)
 NB_TEST(batch_masks_deltas_to_the_counter_width)
 {
     static const struct counter_read reads[] = {
-        { READ_TSC, 0, "RDTSC", 0 },
-        { READ_PMC, 0, "A", 48 },
-        { READ_PMC, 1u << 30, "FIXED", 48 },
+        { READ_TSC, 0, "RDTSC", 0, 0, 0 },
+        { READ_PMC, 0, "A", 48, 0, 0 },
+        { READ_PMC, 1u << 30, "FIXED", 48, 0, 0 },
     };
     int64_t t[1], a[1], f[1];
     int64_t *values[3] = { t, a, f };

@@ -20,7 +20,7 @@
 #include <cpuid.h>
 #include <x86intrin.h>
 
-static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC", 64 } };
+static const struct counter_read TSC_READ[] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 } };
 
 struct env {
     struct host_platform h;

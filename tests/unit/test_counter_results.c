@@ -41,6 +41,11 @@ static struct fake_hw {
     uint16_t ud_event;            /* the code raises #UD in runs where PMC0 counts this event */
     uint64_t tsc_per_run;         /* TSC ticks each run takes (the -timeout budget) */
     int runs;
+    /* Intel top-down: fixed_centi3 slots per copy, split by the IA32_PERF_METRICS bytes `metrics`. */
+    int64_t fixed3_centi;
+    uint64_t metrics;
+    const struct bench_context *bench;
+    uint64_t topdown_reset_seen;  /* bench->topdown_global_ctrl during the runs */
 } hw;
 
 /* The reads themselves add the same few events to every run: they cancel out. */
@@ -108,10 +113,23 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
         } else if (r->kind == READ_MSR) {
             m1 = 5000;
             n = count(r->ecx == MSR_IA32_MPERF ? hw.mperf_centi : hw.aperf_centi, copies);
+        } else if (r->ecx == RDPMC_METRICS) {
+            /*
+             * IA32_PERF_METRICS: the generated code zeroed it with FIXED_CTR3
+             * before m1 (so any bytes do at m1: the slots are 0), and it
+             * follows fixed counter 3 when GLOBAL_CTRL bit 48 is set.
+             */
+            bool on = fixed_counting(3) &&
+                      (host_msr_get(hw.h, MSR_IA32_PERF_GLOBAL_CTRL) & GLOBAL_CTRL_EN_PERF_METRICS);
+            if (hw.bench)
+                hw.topdown_reset_seen = hw.bench->topdown_global_ctrl;
+            data->m1[k] = 0x01020304;
+            data->m2[k] = on ? hw.metrics : 0;
+            continue;
         } else if (r->ecx & RDPMC_FIXED) {
             unsigned i = r->ecx & 0xFF;
-            m1 = 1000;
-            n = fixed_counting(i) ? count(hw.fixed_centi[i], copies) : 0;
+            m1 = i == 3 ? 0 : 1000; /* fixed counter 3 was zeroed before m1 */
+            n = fixed_counting(i) ? count(i == 3 ? hw.fixed3_centi : hw.fixed_centi[i], copies) : 0;
         } else {
             uint16_t event;
             uint8_t umask;
@@ -793,5 +811,48 @@ NB_TEST(results_metrics_cpi_zen4)
     CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 4.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.50\nIPC: 2.00\n"
                  "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.80\n");
+    rig_down(&x);
+}
+
+/*
+ * Ice Lake-SP: perfmon v5, 4 fixed counters, IA32_PERF_CAPABILITIES[15]
+ * (PERF_METRICS). Reached through CPUID.1:ECX[15] (PDCM).
+ */
+static void ice_lake(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000606A0, 0, 1u << 15, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300405, 0, 0, 0x604);
+    host_msr_set(h, MSR_IA32_PERF_CAPABILITIES, PERF_CAPABILITIES_PERF_METRICS);
+    host_msr_counter(h, MSR_IA32_FIXED_CTR3, 48);
+}
+
+NB_TEST(results_intel_topdown_fields_as_slots)
+{
+    struct rig x;
+    machine_tweak = ice_lake;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    REQUIRE(x.env.desc.perf_metrics);
+    hw.bench = &x.bench;
+    hw.fixed3_centi = 500; /* 5 slots per copy */
+    /* Retiring 0x33, bad speculation 0x1A, frontend 0x33, backend 0x7F (sum 0xFF). */
+    hw.metrics = 0x7F331A33ull;
+    /*
+     * Per run S = 5 x copies + 17 slots: main 10017 x 0x33 / 0xFF = 2003, base
+     * 5017 x 0x33 / 0xFF = 1003, (2003 - 1003) / 1000 copies = 1.00; bad
+     * speculation 1021 - 511 = 0.51; backend 4988 - 2498 = 2.49.
+     */
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n00.80 TOPDOWN.RETIRING\n00.81 TOPDOWN.BAD_SPEC\n"
+                             "00.82 TOPDOWN.FE_BOUND\n00.83 TOPDOWN.BE_BOUND\n00.04 SLOTS\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nTOPDOWN.RETIRING: 1.00\nTOPDOWN.BAD_SPEC: 0.51\n"
+                 "TOPDOWN.FE_BOUND: 1.00\nTOPDOWN.BE_BOUND: 2.49\nSLOTS: 5.00\n");
+    /* The code zeroed FIXED_CTR3 and PERF_METRICS before m1, re-enabling PMC0, fixed 3, metrics. */
+    CHECK_EQ_U64(hw.topdown_reset_seen, 0x1000800000001ull);
+    CHECK_EQ_U64(x.bench.topdown_global_ctrl, 0);
+    /* -no_mem: the fields are fractions, not counts: skipped with a warning. */
+    x.o.no_mem = true;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n00.80 TOPDOWN.RETIRING\n"),
+                 "warning: cfg.txt line 2: TOPDOWN.RETIRING: top-down events are not measured with "
+                 "-no_mem (IA32_PERF_METRICS holds fractions, not counts; event skipped)\n"
+                 "RDTSC: 2.00\nINST: 3.00\n");
     rig_down(&x);
 }

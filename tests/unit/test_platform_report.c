@@ -11,6 +11,8 @@
 #include "host_platform.h"
 #include "nb_report.h"
 #include "nb_test.h"
+#include "uarch_facts.h"
+#include "cpuid_bits.h"
 #include "paging_census.h"
 #include "platform_report.h"
 #include "smbios.h"
@@ -284,6 +286,11 @@ NB_TEST(platform_report_prints_facts_and_csv_rows)
                        "platform: cache.source = CPUID.04H\n"
                        "platform: tlb = missing (CPUID has no leaf 18H (the leaf-2 descriptors are not "
                        "decoded))\n"
+                       "platform: metrics.uarch = unknown (not in the table of pmu/uarch_facts.c)\n"
+                       "platform: metrics.issue_width = unknown (no entry for this microarchitecture in "
+                       "the table (pmu/uarch_facts.c))\n"
+                       "platform: metrics.peak_flop_per_cycle = unknown (no entry for this "
+                       "microarchitecture in the table (pmu/uarch_facts.c))\n"
                        "platform: memory.usable_bytes = 17179869184\n"
                        "platform: memory.largest_free_bytes = 16106127360\n"
                        "platform: firmware.vendor = Acme UEFI\n"
@@ -302,4 +309,45 @@ NB_TEST(platform_report_prints_facts_and_csv_rows)
     CHECK(strstr(csv, "platform,tlb,missing (CPUID has no leaf 18H (the leaf-2 descriptors are not "
                       "decoded))\n") != NULL);
     host_platform_free(&h);
+}
+
+/*
+ * Issue width and peak FLOP per cycle per microarchitecture
+ * (METRICS-FACTS.md §2a, §5): sourced values only; the rest unknown.
+ */
+NB_TEST(uarch_facts_give_sourced_values_only)
+{
+    struct uarch_facts f;
+    uarch_facts_for(VENDOR_INTEL, 6, 0x5E, 0, &f); /* Skylake client */
+    CHECK_EQ_STR(f.name, "Skylake");
+    CHECK_EQ_INT(f.issue_width, 4);
+    CHECK_EQ_INT(f.peak_dp, 16);
+    CHECK_EQ_INT(f.peak_sp, 32);
+    uarch_facts_for(VENDOR_INTEL, 6, 0x55, 0, &f); /* Skylake-SP: 1 or 2 FMA units by SKU */
+    CHECK_EQ_INT(f.issue_width, 4);
+    CHECK_EQ_INT(f.peak_dp, 0);
+    CHECK_EQ_STR(f.peak_why, "1 or 2 AVX-512 FMA units depending on the SKU; CPUID does not say");
+    uarch_facts_for(VENDOR_INTEL, 6, 0x6A, 0, &f); /* Ice Lake-SP */
+    CHECK_EQ_INT(f.issue_width, 5);
+    CHECK_EQ_INT(f.peak_dp, 0);
+    uarch_facts_for(VENDOR_INTEL, 6, 0x97, HYBRID_CORE_CORE, &f);
+    CHECK_EQ_INT(f.issue_width, 6);
+    uarch_facts_for(VENDOR_INTEL, 6, 0x97, HYBRID_CORE_ATOM, &f);
+    CHECK_EQ_INT(f.issue_width, 5);
+    uarch_facts_for(VENDOR_INTEL, 6, 0x97, 0, &f); /* hybrid without a core type: unknown */
+    CHECK(f.name == NULL);
+    uarch_facts_for(VENDOR_INTEL, 6, 0x8F, 0, &f); /* Sapphire Rapids */
+    CHECK_EQ_INT(f.issue_width, 6);
+    CHECK_EQ_INT(f.peak_dp, 32);
+    CHECK_EQ_INT(f.peak_sp, 64);
+    uarch_facts_for(VENDOR_AMD, 0x19, 0x61, 0, &f); /* Zen 4 */
+    CHECK_EQ_INT(f.issue_width, 6);
+    CHECK_EQ_INT(f.peak_dp, 16);
+    uarch_facts_for(VENDOR_AMD, 0x17, 0x31, 0, &f); /* Zen 2: width unverified */
+    CHECK_EQ_INT(f.issue_width, 0);
+    CHECK_EQ_INT(f.peak_dp, 16);
+    uarch_facts_for(VENDOR_AMD, 0xF, 0x6B, 0, &f); /* QEMU's max CPU */
+    CHECK(f.name == NULL);
+    CHECK_EQ_INT(f.issue_width, 0);
+    CHECK_EQ_INT(f.peak_dp, 0);
 }

@@ -281,7 +281,7 @@ NB_TEST(pmu_amd_addresses_and_global_control)
     CHECK(!pmu_amd_ops.has_global(&d));
     d.amd_perfmon_v2 = true;
     CHECK(pmu_amd_ops.has_global(&d));
-    CHECK_EQ_U64(pmu_amd_ops.global_enable(&d, 0x5, true), 0x5);
+    CHECK_EQ_U64(pmu_amd_ops.global_enable(&d, 0x5, PMU_FIXED_ARCH, false), 0x5);
     struct pmu_desc legacy = { .vendor = VENDOR_AMD, .n_gp = 4 };
     CHECK_EQ_U64(pmu_amd_ops.ctl_msr(&legacy, 3), 0xC0010003u);
     CHECK_EQ_U64(pmu_amd_ops.ctr_msr(&legacy, 3), 0xC0010007u);

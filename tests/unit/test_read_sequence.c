@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 static const struct counter_read READS[] = {
-    { READ_TSC, 0, "RDTSC", 64 },
-    { READ_PMC, 0, "PMC0", 48 },
-    { READ_PMC, 3, "PMC3", 48 },
-    { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48 },
-    { READ_MSR, MSR_IA32_MPERF, "MPERF", 64 },
+    { READ_TSC, 0, "RDTSC", 64, 0, 0 },
+    { READ_PMC, 0, "PMC0", 48, 0, 0 },
+    { READ_PMC, 3, "PMC3", 48, 0, 0 },
+    { READ_PMC, RDPMC_FIXED | 1, "Core cycles", 48, 0, 0 },
+    { READ_MSR, MSR_IA32_MPERF, "MPERF", 64, 0, 0 },
 };
 
 /* "m1[2].lo" for a RIP-relative store target inside m1/m2, or NULL. */
@@ -52,6 +52,8 @@ static const char *slot_name(size_t target, char *buf, size_t cap)
  * "rdpmc", "m1[2].lo=eax", "sub r9,rax". Everything else (LFENCEs, saving
  * and restoring registers, the code itself) is left out.
  */
+static bool trace_values; /* also "eax=0x..", "edx=0x.." (the top-down reset's WRMSR values) */
+
 static char *read_trace(const char *listing)
 {
     size_t cap = strlen(listing) + 1, n = 0;
@@ -74,10 +76,14 @@ static char *read_trace(const char *listing)
             continue;
         char item[300] = "", slot[32];
         unsigned long long target;
-        if (!strcmp(mnem, "rdtsc") || !strcmp(mnem, "rdpmc") || !strcmp(mnem, "rdmsr")) {
+        if (!strcmp(mnem, "rdtsc") || !strcmp(mnem, "rdpmc") || !strcmp(mnem, "rdmsr") ||
+            !strcmp(mnem, "wrmsr")) {
             snprintf(item, sizeof(item), "%s", mnem);
         } else if (!strcmp(mnem, "mov") && !strncmp(ops, "ecx,0x", 6)) {
             snprintf(item, sizeof(item), "ecx=%s", ops + 4);
+        } else if (trace_values && !strcmp(mnem, "mov") &&
+                   (!strncmp(ops, "eax,0x", 6) || !strncmp(ops, "edx,0x", 6))) {
+            snprintf(item, sizeof(item), "%.3s=%s", ops, ops + 4);
         } else if (!strcmp(mnem, "mov") && !strncmp(ops, "DWORD PTR [rip+", 15)) {
             const char *hash = strstr(ops, "# 0x");
             const char *reg = strstr(ops, "],");
@@ -94,6 +100,8 @@ static char *read_trace(const char *listing)
     return out;
 }
 
+static uint64_t topdown_global_ctrl;
+
 /* The trace of one generated run function. */
 static char *generate(bool no_mem)
 {
@@ -106,6 +114,7 @@ static char *generate(bool no_mem)
     p.no_mem = no_mem;
     p.reads = READS;
     p.n_reads = NB_ARRAY_SIZE(READS);
+    p.topdown_global_ctrl = topdown_global_ctrl;
     size_t cap = codegen_run_size(&p);
     uint8_t *buf = calloc(1, cap);
     struct codegen_layout layout;
@@ -157,5 +166,31 @@ NB_TEST(read_sequence_no_mem_accumulates_in_r8_to_r12)
                  "ecx=0x3\nrdpmc\nadd r10,rax\n"
                  "ecx=0x0\nrdpmc\nadd r9,rax\n"
                  "rdtsc\nadd r8,rax\n");
+    free(trace);
+}
+
+/*
+ * Intel top-down: before m1 (never before m2) the counters stop, FIXED_CTR3
+ * and then IA32_PERF_METRICS are zeroed, and the group's global enable comes
+ * back (Linux resets both with the PMU disabled at every read).
+ */
+NB_TEST(read_sequence_topdown_reset_before_m1)
+{
+    topdown_global_ctrl = 0x1000800000001ull;
+    trace_values = true;
+    char *trace = generate(false);
+    topdown_global_ctrl = 0;
+    trace_values = false;
+    REQUIRE(trace);
+    const char *reset = "ecx=0x38f\neax=0x0\nedx=0x0\nwrmsr\n"
+                        "ecx=0x30c\neax=0x0\nedx=0x0\nwrmsr\n"
+                        "ecx=0x329\neax=0x0\nedx=0x0\nwrmsr\n"
+                        "ecx=0x38f\neax=0x1\nedx=0x10008\nwrmsr\n"
+                        "rdtsc\nm1[0].lo=eax\n";
+    const char *at = strstr(trace, reset);
+    CHECK(at != NULL);
+    /* Once: m2 reads without it. */
+    CHECK(at && strstr(at + strlen(reset), "ecx=0x30c") == NULL);
+    CHECK(at && strstr(trace, "ecx=0x30c") == at + strlen("ecx=0x38f\neax=0x0\nedx=0x0\nwrmsr\n"));
     free(trace);
 }

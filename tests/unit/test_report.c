@@ -32,7 +32,10 @@
     "platform: tsc.cpuid_15h_hz = 2400000000\n"                                                            \
     "platform: tsc.cpuid_16h_hz = 0\n"                                                            \
     "platform: cache = missing (CPUID describes no cache)\n"                                                            \
-    "platform: tlb = missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n"                                                            \
+    "platform: tlb = missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n" \
+    "platform: metrics.uarch = Skylake-SP / Cascade Lake\n" \
+    "platform: metrics.issue_width = 4\n" \
+    "platform: metrics.peak_flop_per_cycle = unknown (1 or 2 AVX-512 FMA units depending on the SKU; CPUID does not say)\n"                                                            \
     "platform: firmware = missing (this platform reports no firmware facts)\n"                                                            \
 
 #define PLATFORM_CSV                                                                         \
@@ -49,7 +52,10 @@
     "platform,tsc.cpuid_15h_hz,2400000000\n"                                                               \
     "platform,tsc.cpuid_16h_hz,0\n"                                                               \
     "platform,cache,missing (CPUID describes no cache)\n"                                                               \
-    "platform,tlb,missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n"                                                               \
+    "platform,tlb,missing (CPUID has no leaf 18H (the leaf-2 descriptors are not decoded))\n" \
+    "platform,metrics.uarch,Skylake-SP / Cascade Lake\n" \
+    "platform,metrics.issue_width,4\n" \
+    "platform,metrics.peak_flop_per_cycle,unknown (1 or 2 AVX-512 FMA units depending on the SKU; CPUID does not say)\n"                                                               \
     "platform,firmware,missing (this platform reports no firmware facts)\n"                                                               \
 
 #define FINGERPRINT                                                                          \

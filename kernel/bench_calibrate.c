@@ -1,0 +1,226 @@
+/*
+ * bench_calibrate.c — load-to-use latency per cache level (see
+ * bench_calibrate.h; method: lmbench lat_mem_rd with a random cyclic
+ * order, ../shared/METRICS-FACTS.md §3c).
+ */
+#include "bench_calibrate.h"
+#include "bench_stats.h"
+#include "nb_text.h"
+#include "pmu_msrs.h"
+
+#define CALIBRATE_LINE 64u /* node stride when the cache report gives no line size */
+
+static struct machine_latencies latencies;
+
+const struct machine_latencies *calibration_latencies(void)
+{
+    return &latencies;
+}
+
+static const struct cpu_cache *find_cache(const struct cpu_cache_info *ci, const char *name)
+{
+    for (unsigned i = 0; ci && i < ci->n_caches; i++) {
+        if (nb_strcmp(ci->caches[i].name, name) == 0)
+            return &ci->caches[i];
+    }
+    return NULL;
+}
+
+/* Rounded down to a multiple of 2 x line (the chain's halves stay whole nodes). */
+static uint64_t whole_nodes(uint64_t bytes, uint64_t line)
+{
+    return bytes / (2 * line) * (2 * line);
+}
+
+void calibrate_sizes(const struct cpu_cache_info *ci, uint64_t dram_min, uint64_t bytes[LAT_LEVELS],
+                     const char *why[LAT_LEVELS])
+{
+    const struct cpu_cache *l1 = find_cache(ci, "L1d"), *l2 = find_cache(ci, "L2"),
+                           *l3 = find_cache(ci, "L3");
+    uint64_t line = l1 && l1->line ? l1->line : CALIBRATE_LINE;
+    for (int i = 0; i < LAT_LEVELS; i++) {
+        bytes[i] = 0;
+        why[i] = NULL;
+    }
+    /* Half of each level: it fits there and not in the level above (METRICS-FACTS §3c step 2). */
+    if (l1)
+        bytes[LAT_L1] = whole_nodes(l1->size / 2, line);
+    else
+        why[LAT_L1] = "the cache report has no L1d";
+    if (l2 && l1 && l2->size / 2 > l1->size)
+        bytes[LAT_L2] = whole_nodes(l2->size / 2, line);
+    else
+        why[LAT_L2] = l2 ? "half the L2 is not larger than the L1d" : "the cache report has no L2";
+    if (l3 && l2 && l3->size / 2 > l2->size)
+        bytes[LAT_L3] = whole_nodes(l3->size / 2, line);
+    else
+        why[LAT_L3] = l3 ? "half the L3 is not larger than the L2" : "the cache report has no L3";
+    /* DRAM: far beyond the last level (8 x, at least dram_min), within -r14_size's limit. */
+    const struct cpu_cache *last = l3 ? l3 : l2 ? l2 : l1;
+    uint64_t dram = last ? 8 * last->size : 0;
+    if (dram < dram_min)
+        dram = dram_min;
+    if (dram > CALIBRATE_DRAM_MAX)
+        dram = CALIBRATE_DRAM_MAX;
+    if (last && (!l3 || dram > 2 * l3->size))
+        bytes[LAT_DRAM] = whole_nodes(dram, line);
+    else
+        why[LAT_DRAM] = last ? "the L3 is too large for a 1 GiB area" : "the cache report has no caches";
+}
+
+/* xorshift64 (Marsaglia), as tools/gen_latency_suite.sh uses. */
+static uint64_t xorshift64(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+void calibrate_build_chain(uint8_t *base, uint64_t size, uint64_t stride)
+{
+    uint64_t nodes = size / stride;
+    if (nodes < 2)
+        return;
+    for (uint64_t i = 0; i < nodes; i++)
+        *(uint64_t *)(void *)(base + i * stride) = (uint64_t)(uintptr_t)(base + i * stride);
+    /* Sattolo: swapping with a strictly earlier node makes the permutation one cycle. */
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (uint64_t i = nodes - 1; i > 0; i--) {
+        uint64_t j = xorshift64(&state) % i;
+        uint64_t *a = (uint64_t *)(void *)(base + i * stride), *b = (uint64_t *)(void *)(base + j * stride);
+        uint64_t t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+struct chain {
+    uint64_t stride;
+};
+
+static void prepare_chain(void *arg, struct bench_context *c)
+{
+    const struct chain *ch = arg;
+    calibrate_build_chain(c->areas[AREA_R14], c->area_size[AREA_R14], ch->stride);
+}
+
+/* mov r14, [r14]: REX.W+R+B (4DH), MOV r64, r/m64 (8BH), ModRM 00 110 110 (SDM vol. 2B MOV). */
+static const uint8_t CHASE[] = { 0x4D, 0x8B, 0x36 };
+
+static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM" };
+
+/* The counter reads: RDTSC and the fixed counters; *cycles = the core-cycle read, or 0 (RDTSC). */
+static size_t calibration_reads(struct counter_env *env, struct counter_read *reads, size_t *cycles)
+{
+    *cycles = 0;
+    reads[0] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64, 0, 0 };
+    if (!env || !env->usable || !pmu_program_group(&env->session, env->events, NULL, true) ||
+        env->session.last.fixed_failed)
+        return 1;
+    size_t n = pmu_group_reads(&env->session, env->events, NULL, true, reads);
+    for (size_t k = 1; k < n; k++) {
+        /* Intel fixed counter 1 (CPU_CLK_UNHALTED.THREAD); AMD APERF (core clocks in C0). */
+        if (nb_strcmp(reads[k].name, pmu_intel_fixed_names[1]) == 0 || nb_strcmp(reads[k].name, "APERF") == 0)
+            *cycles = k;
+    }
+    return n;
+}
+
+void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
+                     const struct cpu_cache_info *caches, uint64_t dram_min, struct report *r)
+{
+    struct machine_latencies *l = &latencies;
+    nb_memset(l, 0, sizeof(*l));
+    calibrate_sizes(caches, dram_min, l->bytes, l->why);
+    const struct cpu_cache *l1 = find_cache(caches, "L1d");
+    struct chain ch = { l1 && l1->line ? l1->line : CALIBRATE_LINE };
+    struct counter_read reads[NB_MAX_COUNTERS];
+    size_t cycles;
+    size_t n_reads = calibration_reads(counters, reads, &cycles);
+    l->measured = true;
+    l->core_cycles = cycles != 0;
+    l->cycle_counter = reads[cycles].name;
+
+    struct bench_options o;
+    bench_options_init(&o);
+    struct bench_code code;
+    nb_memset(&code, 0, sizeof(code));
+    code.part[PART_MAIN] = CHASE;
+    code.len[PART_MAIN] = sizeof(CHASE);
+    bench->reads = reads;
+    bench->n_reads = n_reads;
+    bench->n_fixed = n_reads;
+    bench->verbose_skip = 0;
+    bench->prepare_areas = prepare_chain;
+    bench->prepare_arg = &ch;
+    for (int level = 0; level < LAT_LEVELS; level++) {
+        if (!l->bytes[level])
+            continue;
+        int64_t sizes[AREA_COUNT] = { 0 };
+        char why[160];
+        sizes[AREA_R14] = (int64_t)l->bytes[level];
+        if (bench_context_size_areas(bench, sizes, why, sizeof(why)) != NB_OK) {
+            l->why[level] = "no contiguous memory of that size";
+            continue;
+        }
+        struct bench_result result;
+        char error[200];
+        bench_benchmark_begin(bench);
+        int st = bench_measure(bench, &o, &code, &result, error, sizeof(error));
+        bench->benchmark_started = false;
+        if (st != NB_OK) {
+            report_line(r, "calibration: %s (%llu bytes): %s", LEVEL_NAMES[level],
+                        (unsigned long long)l->bytes[level], error);
+            l->why[level] = "the measurement failed";
+            continue;
+        }
+        l->latency[level] = result.values[cycles] > 0 ? result.values[cycles] : 0;
+        if (!l->latency[level])
+            l->why[level] = "measured no time";
+    }
+    bench->prepare_areas = NULL;
+    bench->prepare_arg = NULL;
+    int64_t defaults[AREA_COUNT] = { 0 };
+    char why[160];
+    bench_context_size_areas(bench, defaults, why, sizeof(why));
+
+    const char *unit = l->core_cycles ? "cycles" : "TSC ticks";
+    char line[400];
+    size_t len = nb_snprintf(line, sizeof(line), "calibration:");
+    for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
+        char value[32];
+        if (l->latency[level])
+            stats_format(value, sizeof(value), l->latency[level], false);
+        len += nb_snprintf(line + len, sizeof(line) - len, "%s %s %s", level ? "," : "",
+                           LEVEL_NAMES[level], l->latency[level] ? value : "n/a");
+        if (l->latency[level] && len < sizeof(line))
+            len += nb_snprintf(line + len, sizeof(line) - len, " %s", unit);
+    }
+    report_line(r, "%s (%s per dependent load: %s)", line,
+                l->core_cycles ? "core cycles" : "TSC ticks",
+                l->core_cycles ? reads[cycles].name : "no usable PMU");
+    len = nb_snprintf(line, sizeof(line), "calibration: footprints");
+    for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
+        if (l->latency[level])
+            len += nb_snprintf(line + len, sizeof(line) - len, "%s %s %llu bytes", level ? "," : "",
+                               LEVEL_NAMES[level], (unsigned long long)l->bytes[level]);
+        else
+            len += nb_snprintf(line + len, sizeof(line) - len, "%s %s n/a (%s)", level ? "," : "",
+                               LEVEL_NAMES[level], l->why[level] ? l->why[level] : "not measured");
+    }
+    report_line(r, "%s; the TLB-walk penalty N4 is not measured", line);
+    /* The model's penalties relative to an L1 hit (METRICS-FACTS §3c step 3). */
+    static const char *const N_NAMES[LAT_LEVELS] = { NULL, "N1 (L2 - L1)", "N2 (L3 - L1)", "N3 (DRAM - L1)" };
+    len = nb_snprintf(line, sizeof(line), "calibration:");
+    for (int level = LAT_L2; level < LAT_LEVELS && len < sizeof(line); level++) {
+        int64_t n;
+        char value[32] = "n/a";
+        if (machine_latency_penalty(l, (enum latency_level)level, &n))
+            stats_format(value, sizeof(value), n, false);
+        len += nb_snprintf(line + len, sizeof(line) - len, "%s %s %s", level > LAT_L2 ? "," : "",
+                           N_NAMES[level], value);
+    }
+    report_line(r, "%s %s", line, unit);
+}
