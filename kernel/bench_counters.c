@@ -2,6 +2,7 @@
  * bench_counters.c — counter groups around bench_measure (see bench_counters.h).
  */
 #include "bench_counters.h"
+#include "bench_calibrate.h"
 #include "bench_codegen.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
@@ -610,7 +611,8 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                 nb_snprintf(why, sizeof(why), "no usable PMU: %s", env->why);
                 struct metric_measured m = { .tsc = result.values[0], .tsc_known = true,
                                              .no_normalization = o->no_normalization,
-                                             .tsc_hz = env->tsc_hz, .no_pmu_why = why };
+                                             .tsc_hz = env->tsc_hz, .no_pmu_why = why,
+                                             .latencies = calibration_latencies() };
                 metrics_report(env->plan, &m, r);
             }
         }
@@ -846,7 +848,8 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         struct metric_measured m = { .event_values = event_values, .event_measured = measured,
                                      .fixed_values = fixed_values, .n_fixed = n_fixed,
                                      .tsc = n_lead ? first.values[0] : 0, .tsc_known = n_lead > 0,
-                                     .no_normalization = o->no_normalization, .tsc_hz = env->tsc_hz };
+                                     .no_normalization = o->no_normalization, .tsc_hz = env->tsc_hz,
+                                     .latencies = calibration_latencies() };
         metrics_report(env->plan, &m, r);
     }
 }

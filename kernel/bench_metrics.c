@@ -135,6 +135,26 @@ static double as_value(const struct metric_measured *m, int64_t v)
     return m->no_normalization ? (double)v : (double)v / 100;
 }
 
+/*
+ * N1..N3: the load-to-use penalties of L2, L3 and DRAM over an L1 hit that
+ * -calibrate measured (METRICS-FACTS.md 3c), in core cycles; N4 (a TLB
+ * walk) is not calibrated yet.
+ */
+static struct metric_value latency_penalty(const struct machine_latencies *l, unsigned constant)
+{
+    static const enum latency_level LEVEL[] = { LAT_L2, LAT_L3, LAT_DRAM };
+    if (constant == METRIC_CONST_N4)
+        return (struct metric_value){ false, 0, "the TLB-walk penalty N4 is not calibrated" };
+    if (!l || !l->measured)
+        return (struct metric_value){ false, 0, "memory latencies N1..N3 not measured (add -calibrate)" };
+    if (!l->core_cycles)
+        return (struct metric_value){ false, 0, "memory latencies were measured in TSC ticks, not core cycles" };
+    int64_t penalty;
+    if (!machine_latency_penalty(l, LEVEL[constant - METRIC_CONST_N1], &penalty))
+        return (struct metric_value){ false, 0, "a memory latency level was not measured" };
+    return (struct metric_value){ true, (double)penalty / 100, NULL };
+}
+
 static struct metric_value input(void *arg, const struct metric_ident *id)
 {
     struct eval_ctx *c = arg;
@@ -152,7 +172,7 @@ static struct metric_value input(void *arg, const struct metric_ident *id)
         if (id->index == METRIC_CONST_TSC_HZ)
             return (struct metric_value){ false, 0, "TSC frequency unknown" };
         if (id->index >= METRIC_CONST_N1)
-            return (struct metric_value){ false, 0, "memory latencies N1..N4 not measured on this machine" };
+            return latency_penalty(m->latencies, id->index);
         return (struct metric_value){ false, 0, id->index == METRIC_CONST_ISSUE_WIDTH
                                                     ? "issue_width unknown for this CPU"
                                                     : "peak_flop_per_cycle unknown for this CPU" };

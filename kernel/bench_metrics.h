@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machine_latencies.h"
 #include "metric_file.h"
 #include "nb_report.h"
 #include "pmu_event.h"
@@ -76,6 +77,8 @@ struct metric_measured {
     bool no_normalization;
     uint64_t tsc_hz;             /* 0: unknown */
     const char *no_pmu_why;      /* non-NULL: no counter was measured, and why */
+    /* -calibrate's latencies for N1..N3 (METRICS-FACTS.md 3c), or NULL. */
+    const struct machine_latencies *latencies;
 };
 
 /* Evaluates and prints every metric of the chosen groups. */
