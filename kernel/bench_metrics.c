@@ -197,6 +197,67 @@ static struct metric_value input(void *arg, const struct metric_ident *id)
     }
 }
 
+/* The value of metric `name` of the file, or unknown when the file has none. */
+static struct metric_value named(const struct metric_plan *plan, struct eval_ctx *ctx, const char *name)
+{
+    int metric = metric_file_find(plan->f, name);
+    if (metric < 0)
+        return (struct metric_value){ false, 0, "no such metric" };
+    return metric_file_eval(plan->f, (unsigned)metric, input, ctx);
+}
+
+static int percent(double v)
+{
+    return (int)(v * 100 + (v >= 0 ? 0.5 : -0.5));
+}
+
+/*
+ * Codemon's report ends in plain words (seed 002): how much of the time is
+ * stalls, which overlapping part of the stalls is largest, and where the
+ * latency model puts the memory delay. Only from values that are known.
+ */
+static void codemon_words(const struct metric_plan *plan, struct eval_ctx *ctx, struct report *r)
+{
+    struct metric_value delay = named(plan, ctx, "PROG_DELAY_RATIO");
+    if (!delay.known)
+        return;
+    static const struct {
+        const char *metric, *words;
+    } PARTS[] = { { "PROG_ACCESS_DELAY_RATIO", "memory access" }, { "EXE_RATIO", "execution" },
+                  { "FE_RATIO", "the front end" }, { "FLUSH_RATIO", "pipeline flushes" } };
+    enum { N_PARTS = sizeof(PARTS) / sizeof(PARTS[0]) };
+    double value[N_PARTS];
+    bool known[N_PARTS];
+    for (unsigned i = 0; i < N_PARTS; i++) {
+        struct metric_value v = named(plan, ctx, PARTS[i].metric);
+        known[i] = v.known;
+        value[i] = v.v;
+    }
+    char text[320];
+    size_t n = nb_snprintf(text, sizeof(text), "codemon: stalls are %d%% of cycles", percent(delay.v));
+    /* The parts overlap (METRICS-FACTS.md 3b): largest first. */
+    bool used[N_PARTS] = { false };
+    for (unsigned k = 0; k < N_PARTS; k++) {
+        int best = -1;
+        for (unsigned i = 0; i < N_PARTS; i++)
+            if (known[i] && !used[i] && (best < 0 || value[i] > value[best]))
+                best = (int)i;
+        if (best < 0)
+            break;
+        used[best] = true;
+        n += nb_snprintf(text + n, sizeof(text) - n, "%s %s %d%%", k == 0 ? "; of them" : ",",
+                         PARTS[best].words, percent(value[best]));
+    }
+    struct metric_value cache = named(plan, ctx, "CACHE_DELAY_RATIO"), mem = named(plan, ctx, "MEM_DELAY_RATIO");
+    if (cache.known && mem.known)
+        nb_snprintf(text + n, sizeof(text) - n, " (parts overlap); the latency model puts %d%% of the memory "
+                                                "delay in L2/L3 hits and %d%% in DRAM: %s dominate",
+                    percent(cache.v), percent(mem.v), mem.v > cache.v ? "L3 misses" : "cache hits below L1");
+    else
+        nb_snprintf(text + n, sizeof(text) - n, " (parts overlap)");
+    report_line(r, "%s", text);
+}
+
 void metrics_report(const struct metric_plan *plan, const struct metric_measured *m, struct report *r)
 {
     const struct metric_file *f = plan->f;
@@ -225,5 +286,7 @@ void metrics_report(const struct metric_plan *plan, const struct metric_measured
             }
             report_metric(r, f->metrics[metric].name, csv_name, text);
         }
+        if (nb_strcmp(grp->name, "codemon") == 0)
+            codemon_words(plan, &ctx, r);
     }
 }

@@ -856,3 +856,43 @@ NB_TEST(results_intel_topdown_fields_as_slots)
                  "RDTSC: 2.00\nINST: 3.00\n");
     rig_down(&x);
 }
+
+/* Per copy: 1 NOP, 6 stall cycles and their parts, loads by level (section 3b of METRICS-FACTS.md). */
+static const struct rate CODEMON_RATES[] = {
+    { 0xC0, 0x00, 500 }, { 0xC0, 0x02, 100 }, { 0xC2, 0x02, 600 }, { 0x0D, 0x01, 100 }, { 0xA3, 0x14, 400 },
+    { 0xA3, 0x0C, 300 }, { 0xA3, 0x04, 500 }, { 0xA6, 0x40, 60 },  { 0x9C, 0x01, 150 }, { 0xD1, 0x10, 50 },
+    { 0xD1, 0x08, 200 }, { 0x2E, 0x41, 20 },  { 0x2E, 0x4F, 50 },  { 0xD1, 0x02, 150 }, { 0xD1, 0x04, 30 },
+    { 0xD1, 0x20, 20 },  { 0x08, 0x0E, 10 },
+};
+
+/*
+ * -metrics codemon on Skylake-X: C = 10 cycles (fixed 1), I = 5 (fixed 0),
+ * N = 1, B = 6. By hand: CPUI 10/4 = 2.50, CPI 2.00, UCPUI (10-6)/4 = 1.00,
+ * UCPI 4/5 = 0.80, delay 6/10 = 0.60, flush 1/6 = 0.17, L1D (4-3)/6 = 0.17,
+ * exe (3+5-4)/6 = 0.67, other 0.6/6 = 0.10, FE 1.5/6 = 0.25, access
+ * (4+0.6)/6 = 0.77, L2 misses 0.5/2 = 0.25, L3 0.2/0.5 = 0.40. Without
+ * -calibrate the latency model is n/a, FP_SPEED needs the TSC frequency and
+ * SYS_UTILIZE the peak, which Skylake-X has per SKU only. The report ends in
+ * Codemon's plain words, the overlapping stall parts largest first.
+ */
+NB_TEST(results_metrics_codemon_skylake)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, CODEMON_RATES, NB_ARRAY_SIZE(CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.o.metrics = "codemon";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 5.00\nPROG_CPUI: 2.50\nPROG_CPI: 2.00\nPROG_UCPUI: 1.00\nPROG_UCPI: 0.80\n"
+                 "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\nL1D_FPU_RATIO: 0.17\nEXE_RATIO: 0.67\n"
+                 "OTHER_BE_RATIO: 0.10\nFE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: 0.77\nCM_L2_MISS_RATIO: 0.25\n"
+                 "CM_L3_MISS_RATIO: 0.40\n"
+                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N3 not measured (add -calibrate))\n"
+                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a (the TLB-walk penalty N4 is not calibrated)\n"
+                 "FP_SPEED: n/a (TSC frequency unknown)\nSYS_UTILIZE: n/a (peak_flop_per_cycle unknown for this CPU)\n"
+                 "codemon: stalls are 60% of cycles; of them memory access 77%, execution 67%, the front end "
+                 "25%, pipeline flushes 17% (parts overlap)\n");
+    rig_down(&x);
+}
