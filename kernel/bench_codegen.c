@@ -592,6 +592,42 @@ size_t codegen_run_size(const struct codegen_params *p)
            (size_t)p->alignment_offset + copies + 16;
 }
 
+/*
+ * The emitter for the code at buf + offset: into p->stage when it holds
+ * cap - offset bytes, else straight into buf.
+ */
+static void code_emitter(struct x86_emitter *e, uint8_t *buf, size_t cap, size_t offset,
+                         const struct codegen_params *p)
+{
+    if (p->stage && p->stage_cap >= cap - offset)
+        x86_emitter_init_staged(e, p->stage, buf + offset, cap - offset);
+    else
+        x86_emitter_init(e, buf + offset, cap - offset);
+}
+
+/*
+ * Copies the staged code into place, writing only the 8-byte words that
+ * differ: a code page that is not written keeps its translations (TCG
+ * invalidates every translated block of a page on any store to it).
+ */
+typedef uint64_t __attribute__((may_alias, aligned(1))) code_word;
+
+static void code_commit(const struct x86_emitter *e)
+{
+    if (e->out == e->start || e->overflow)
+        return;
+    size_t n = e->length, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        code_word *have = (code_word *)(void *)(e->start + i);
+        code_word want = *(const code_word *)(const void *)(e->out + i);
+        if (*have != want)
+            *have = want;
+    }
+    for (; i < n; i++)
+        if (e->start[i] != e->out[i])
+            e->start[i] = e->out[i];
+}
+
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
     return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
@@ -609,7 +645,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         return NULL;
     size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + offset, cap - offset);
+    code_emitter(&e, buf, cap, offset, p);
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
@@ -654,6 +690,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         layout->trace_stop = x86_here(&e);
         x86_u8(&e, 0x90);
         emit_tail(&e, buf, p, layout);
+        code_commit(&e);
         return e.overflow ? NULL : buf + offset;
     }
     if (p->drain_frontend)
@@ -669,6 +706,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_read(&e, buf, p, true);
     }
     emit_tail(&e, buf, p, layout);
+    code_commit(&e);
     return e.overflow ? NULL : buf + offset;
 }
 
@@ -683,12 +721,13 @@ void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_param
         return NULL;
     size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + offset, cap - offset);
+    code_emitter(&e, buf, cap, offset, p);
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
     layout->start[PART_ONE_TIME_INIT] = x86_here(&e);
     layout->len[PART_ONE_TIME_INIT] = p->part_len[PART_ONE_TIME_INIT];
     emit_part(&e, p, PART_ONE_TIME_INIT);
     emit_tail(&e, buf, p, layout);
+    code_commit(&e);
     return e.overflow ? NULL : buf + offset;
 }

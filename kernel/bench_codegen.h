@@ -132,6 +132,16 @@ struct codegen_params {
     const struct counter_read *reads;
     size_t n_reads;
     struct codegen_areas areas;
+    /*
+     * Optional staging memory (data, not executable) of stage_cap bytes: the
+     * code is written there first and only the bytes that differ are copied
+     * into buf. An emulator that translates code (QEMU TCG) keeps its
+     * translations of every code page that is not written, so the same
+     * benchmark code at the same place costs no new translation. NULL, or too
+     * small for the code: the code is written into buf directly.
+     */
+    uint8_t *stage;
+    size_t stage_cap;
 };
 
 /*
@@ -166,7 +176,7 @@ size_t codegen_one_time_size(const struct codegen_params *p);
 
 /*
  * Writes the measuring function into buf (capacity cap) and returns its entry
- * point, or NULL when it does not fit. The counters' m1/m2 values land in
+ * point, or NULL when it does not fit (then buf's code may be partly written). The counters' m1/m2 values land in
  * ((struct codegen_data *)buf)->m1/m2 after each call.
  */
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,

@@ -30,8 +30,23 @@ int bench_context_init(struct bench_context *c, const struct nb_platform *p)
     return NB_OK;
 }
 
+/* Frees the buffers bench_measure keeps between measurements. */
+static void release_buffers(struct bench_context *c)
+{
+    if (c->exec)
+        c->p->free_mem(c->p->ctx, c->exec, c->exec_size);
+    if (c->stage)
+        c->p->free_mem(c->p->ctx, c->stage, c->stage_size);
+    if (c->store)
+        c->p->free_mem(c->p->ctx, c->store, c->store_size);
+    c->exec = c->stage = NULL;
+    c->store = NULL;
+    c->exec_size = c->stage_size = c->store_size = 0;
+}
+
 void bench_context_free(struct bench_context *c)
 {
+    release_buffers(c);
     for (int a = 0; a < AREA_COUNT; a++) {
         if (c->areas[a])
             c->p->free_mem(c->p->ctx, c->areas[a], c->area_size[a]);
@@ -315,15 +330,69 @@ static int fail(char *error, size_t cap, int status, const char *fmt, unsigned l
     return status;
 }
 
+static size_t round_page(size_t n)
+{
+    return (n + BENCH_PAGE_SIZE - 1) / BENCH_PAGE_SIZE * BENCH_PAGE_SIZE;
+}
+
+/* Code larger than this is written straight into place (no staging copy). */
+#define STAGE_MAX (4u * 1024u * 1024u)
+
+/* Grows a kept buffer to `want` bytes; false when the firmware has no such block. */
+static bool grow(struct bench_context *c, void **buf, size_t *have, size_t want, bool exec)
+{
+    if (*buf && *have >= want)
+        return true;
+    if (*buf)
+        c->p->free_mem(c->p->ctx, *buf, *have);
+    *buf = exec ? c->p->alloc_exec(c->p->ctx, want) : c->p->alloc_data(c->p->ctx, want);
+    *have = *buf ? want : 0;
+    return *buf != NULL;
+}
+
+/*
+ * The kept buffers for a measurement: executable memory for the first runs
+ * (`first` bytes) and the main run (`main`), `store` bytes of measurements
+ * and, when it is small enough, the staging copy. When the firmware cannot
+ * give both runs their own region, they share one of `main` bytes (as every
+ * run did before the buffers were kept). After a failure nothing is kept.
+ */
+static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, char *error,
+                       size_t error_cap)
+{
+    bool had = c->exec || c->store || c->stage;
+    for (int attempt = 0;; attempt++) {
+        bool exec_ok = (c->exec && c->exec_size >= first + main) ||
+                       grow(c, (void **)&c->exec, &c->exec_size, first + main, true) ||
+                       grow(c, (void **)&c->exec, &c->exec_size, main, true);
+        bool store_ok = exec_ok && grow(c, (void **)&c->store, &c->store_size, store, false);
+        if (exec_ok && store_ok)
+            break;
+        release_buffers(c);
+        if (had && attempt == 0)
+            continue; /* what was kept may have been in the way */
+        if (!exec_ok)
+            return fail(error, error_cap, NB_ENOMEM,
+                        "cannot allocate %llu bytes of executable memory for the generated code "
+                        "(lower -unroll_count)", main);
+        return fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements", store);
+    }
+    if (main <= STAGE_MAX && !grow(c, (void **)&c->stage, &c->stage_size, main, false)) {
+        c->stage = NULL;
+        c->stage_size = 0;
+    }
+    return NB_OK;
+}
+
 int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap)
 {
-    const struct nb_platform *p = c->p;
     int status = NB_OK;
     uint8_t *buf = NULL;
     int64_t *store = NULL;
     size_t store_bytes = 0;
+    struct codegen_data *data = NULL; /* of the last run */
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
@@ -375,7 +444,11 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
 
-    /* The main run is the largest; size the buffer for it once. */
+    /*
+     * One executable buffer: the one-time init, the warm-up and the base run
+     * at its start, the main run (the largest) at its end, each with its own
+     * data pages. The same benchmark again finds its code where it left it.
+     */
     params.copies = main_copies;
     size_t buf_size = codegen_run_size(&params);
     size_t once_size = codegen_one_time_size(&params);
@@ -395,35 +468,42 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         status = NB_EINVAL;
         goto out;
     }
-    buf = p->alloc_exec(p->ctx, buf_size);
-    if (!buf) {
-        status = fail(error, error_cap, NB_ENOMEM,
-                      "cannot allocate %llu bytes of executable memory for the generated code "
-                      "(lower -unroll_count)", buf_size);
-        goto out;
-    }
-
+    params.copies = o->unroll_count;
+    size_t first_size = codegen_run_size(&params);
+    if (once_size > first_size)
+        first_size = once_size;
+    first_size = round_page(first_size);
+    buf_size = round_page(buf_size);
     int64_t n = o->n_measurements;
     store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
-    store = p->alloc_data(p->ctx, store_bytes);
-    if (!store) {
-        status = fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements",
-                      store_bytes);
+    if ((status = get_buffers(c, first_size, buf_size, store_bytes, error, error_cap)) != NB_OK)
         goto out;
+    /* Both runs in one region when the buffer could only hold the main run's. */
+    uint8_t *first_buf = c->exec;
+    size_t first_cap = buf_size;
+    buf = c->exec;
+    if (c->exec_size >= first_size + buf_size) {
+        buf = c->exec + c->exec_size - buf_size;
+        first_cap = (size_t)(buf - first_buf);
+    }
+    store = c->store;
+    if (c->stage) {
+        params.stage = c->stage;
+        params.stage_cap = c->stage_size;
     }
     int64_t *base_values[NB_MAX_COUNTERS], *main_values[NB_MAX_COUNTERS];
     for (size_t k = 0; k < c->n_reads; k++) {
         base_values[k] = store + (size_t)n * k;
         main_values[k] = store + (size_t)n * (c->n_reads + k);
     }
-    struct codegen_data *data = (struct codegen_data *)buf;
+    data = (struct codegen_data *)first_buf;
 
     struct codegen_layout layout;
     if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)codegen_emit_one_time(buf, buf_size, &params, &layout);
+        generated_fn once = (generated_fn)codegen_emit_one_time(first_buf, first_cap, &params, &layout);
         if (!once) {
             status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
-                          buf_size);
+                          first_cap);
             goto out;
         }
         if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
@@ -433,9 +513,9 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     params.copies = o->unroll_count;
     if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
+        generated_fn warm = (generated_fn)codegen_emit_run(first_buf, first_cap, &params, &layout);
         if (!warm) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", first_cap);
             goto out;
         }
         if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
@@ -454,9 +534,12 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
          * "Generated Code"); the main run keeps -loop_count.
          */
         params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
-        generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
+        uint8_t *run_buf = run == 0 ? first_buf : buf;
+        size_t run_cap = run == 0 ? first_cap : buf_size;
+        data = (struct codegen_data *)run_buf;
+        generated_fn fn = (generated_fn)codegen_emit_run(run_buf, run_cap, &params, &layout);
         if (!fn) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", run_cap);
             goto out;
         }
         loops[run] = params.loop_count;
@@ -485,12 +568,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
-    watch_end(c, &watch, (struct codegen_data *)buf);
+    watch_end(c, &watch, data);
     c->smi_check = saved_smi_check;
-    if (store)
-        p->free_mem(p->ctx, store, store_bytes);
-    if (buf)
-        p->free_mem(p->ctx, buf, buf_size);
     return status;
 }
 

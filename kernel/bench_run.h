@@ -89,6 +89,19 @@ struct bench_context {
     uint32_t xsave_size;
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
+    /*
+     * Kept from one bench_measure to the next (grown when a benchmark needs
+     * more, freed by bench_context_free): the executable buffer (base run at
+     * its start, main run at its end), the staging copy of the code
+     * (codegen_params.stage) and the measurements. Allocating and freeing
+     * them per measurement cost more than the measurement under QEMU.
+     */
+    uint8_t *exec;
+    size_t exec_size;
+    uint8_t *stage;
+    size_t stage_size;
+    int64_t *store;
+    size_t store_size;
 };
 
 struct bench_code {

@@ -14,14 +14,20 @@
 #define MODRM_RIP(reg) ((uint8_t)(((reg) & 7) << 3 | 5))
 #define MODRM_REG(reg, rm) ((uint8_t)(0xC0 | ((reg) & 7) << 3 | ((rm) & 7)))
 
-void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
+void x86_emitter_init_staged(struct x86_emitter *e, uint8_t *out, uint8_t *start, size_t capacity)
 {
     e->start = start;
-    e->pos = start;
-    e->end = start + capacity;
+    e->out = out;
+    e->pos = out;
+    e->end = out + capacity;
     e->overflow = false;
     e->out_of_reach = false;
     e->length = 0;
+}
+
+void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
+{
+    x86_emitter_init_staged(e, start, start, capacity);
 }
 
 uintptr_t x86_here(const struct x86_emitter *e)

@@ -29,6 +29,7 @@ enum x86_reg {
 
 struct x86_emitter {
     uint8_t *start; /* where the code will execute (RIP-relative targets need it) */
+    uint8_t *out;   /* where its bytes are written: `start`, or a staging copy (x86_emitter_init_staged) */
     uint8_t *pos;
     uint8_t *end;
     bool overflow;
@@ -37,6 +38,8 @@ struct x86_emitter {
 };
 
 void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity);
+/* Code that will execute at `start`, written to `out` (capacity bytes there) for the caller to copy. */
+void x86_emitter_init_staged(struct x86_emitter *e, uint8_t *out, uint8_t *start, size_t capacity);
 /* Address the next byte will have. */
 uintptr_t x86_here(const struct x86_emitter *e);
 
