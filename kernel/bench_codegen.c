@@ -671,11 +671,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_drain(&e);
     uintptr_t loop_start = x86_here(&e);
     bool expand = p->no_mem && codegen_has_magic(p->part[PART_MAIN], p->part_len[PART_MAIN]);
-    for (int64_t i = 0; i < p->copies; i++) {
-        if (expand)
+    if (expand) {
+        for (int64_t i = 0; i < p->copies; i++)
             emit_main_nomem(&e, p);
-        else
-            emit_part(&e, p, PART_MAIN);
+    } else if (p->copies > 0) {
+        emit_part(&e, p, PART_MAIN);
+        x86_repeat_last(&e, p->part_len[PART_MAIN], (uint64_t)p->copies - 1);
     }
     layout->start[PART_MAIN] = loop_start;
     layout->copies = p->copies;

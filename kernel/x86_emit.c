@@ -46,6 +46,37 @@ void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n)
     e->length += n;
 }
 
+typedef uint64_t __attribute__((may_alias, aligned(1))) emit_word;
+
+/* Forward copy of n bytes between regions that do not overlap. */
+static void copy_words(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        *(emit_word *)(void *)d = *(const emit_word *)(const void *)s;
+    while (n--)
+        *d++ = *s++;
+}
+
+void x86_repeat_last(struct x86_emitter *e, size_t n, uint64_t times)
+{
+    if (!n || !times)
+        return;
+    if (e->overflow || (size_t)(e->pos - e->out) < n || (size_t)(e->end - e->pos) / n < times) {
+        e->overflow = true;
+        e->length += (size_t)(times * n);
+        return;
+    }
+    uint8_t *first = e->pos - n;
+    uint64_t have = 1, want = times + 1;
+    while (have < want) {
+        uint64_t more = want - have < have ? want - have : have;
+        copy_words(first + have * n, first, (size_t)(more * n));
+        have += more;
+    }
+    e->pos += times * n;
+    e->length += times * n;
+}
+
 void x86_u8(struct x86_emitter *e, uint8_t b)
 {
     x86_bytes(e, &b, 1);

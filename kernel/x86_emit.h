@@ -45,6 +45,12 @@ uintptr_t x86_here(const struct x86_emitter *e);
 
 void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n);
 void x86_u8(struct x86_emitter *e, uint8_t b);
+/*
+ * Appends `times` more copies of the last n bytes emitted (the unrolled
+ * copies of the benchmark code): the same bytes as `times` calls of
+ * x86_bytes, written by doubling copies, eight bytes a store.
+ */
+void x86_repeat_last(struct x86_emitter *e, size_t n, uint64_t times);
 
 /* The recommended n-byte NOP, 1 <= n <= 15; writes n bytes into out. */
 void x86_nop_bytes(uint8_t *out, unsigned n);
