@@ -612,20 +612,24 @@ static void code_emitter(struct x86_emitter *e, uint8_t *buf, size_t cap, size_t
  */
 typedef uint64_t __attribute__((may_alias, aligned(1))) code_word;
 
-static void code_commit(const struct x86_emitter *e)
+void codegen_sync(uint8_t *code, const uint8_t *staged, size_t len)
 {
-    if (e->out == e->start || e->overflow)
-        return;
-    size_t n = e->length, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        code_word *have = (code_word *)(void *)(e->start + i);
-        code_word want = *(const code_word *)(const void *)(e->out + i);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        code_word *have = (code_word *)(void *)(code + i);
+        code_word want = *(const code_word *)(const void *)(staged + i);
         if (*have != want)
             *have = want;
     }
-    for (; i < n; i++)
-        if (e->start[i] != e->out[i])
-            e->start[i] = e->out[i];
+    for (; i < len; i++)
+        if (code[i] != staged[i])
+            code[i] = staged[i];
+}
+
+static void code_commit(const struct x86_emitter *e)
+{
+    if (e->out != e->start && !e->overflow)
+        codegen_sync(e->start, e->out, e->length);
 }
 
 size_t codegen_one_time_size(const struct codegen_params *p)

@@ -182,6 +182,12 @@ size_t codegen_one_time_size(const struct codegen_params *p);
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
                        struct codegen_layout *layout);
 
+/*
+ * Copies len staged code bytes to `code`, writing only the 8-byte words that
+ * differ (what codegen_emit_* do with codegen_params.stage).
+ */
+void codegen_sync(uint8_t *code, const uint8_t *staged, size_t len);
+
 /* Writes a function that sets up the registers and runs the one-time init. */
 void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,
                             struct codegen_layout *layout);

@@ -35,13 +35,18 @@ static void release_buffers(struct bench_context *c)
 {
     if (c->exec)
         c->p->free_mem(c->p->ctx, c->exec, c->exec_size);
-    if (c->stage)
-        c->p->free_mem(c->p->ctx, c->stage, c->stage_size);
+    for (int r = 0; r < 2; r++) {
+        if (c->stage[r])
+            c->p->free_mem(c->p->ctx, c->stage[r], c->stage_size[r]);
+        c->stage[r] = NULL;
+        c->stage_size[r] = 0;
+        c->emitted[r].valid = false;
+    }
     if (c->store)
         c->p->free_mem(c->p->ctx, c->store, c->store_size);
-    c->exec = c->stage = NULL;
+    c->exec = NULL;
     c->store = NULL;
-    c->exec_size = c->stage_size = c->store_size = 0;
+    c->exec_size = c->store_size = 0;
 }
 
 void bench_context_free(struct bench_context *c)
@@ -357,14 +362,18 @@ static bool grow(struct bench_context *c, void **buf, size_t *have, size_t want,
  * give both runs their own region, they share one of `main` bytes (as every
  * run did before the buffers were kept). After a failure nothing is kept.
  */
-static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, char *error,
-                       size_t error_cap)
+static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, size_t parts,
+                       char *error, size_t error_cap)
 {
-    bool had = c->exec || c->store || c->stage;
+    bool had = c->exec || c->store || c->stage[0] || c->stage[1];
     for (int attempt = 0;; attempt++) {
+        uint8_t *old = c->exec;
         bool exec_ok = (c->exec && c->exec_size >= first + main) ||
                        grow(c, (void **)&c->exec, &c->exec_size, first + main, true) ||
                        grow(c, (void **)&c->exec, &c->exec_size, main, true);
+        /* Fresh pages: what the regions held (their data pages too) is gone. */
+        if (c->exec != old)
+            c->emitted[0].valid = c->emitted[1].valid = false;
         bool store_ok = exec_ok && grow(c, (void **)&c->store, &c->store_size, store, false);
         if (exec_ok && store_ok)
             break;
@@ -377,11 +386,84 @@ static int get_buffers(struct bench_context *c, size_t first, size_t main, size_
                         "(lower -unroll_count)", main);
         return fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements", store);
     }
-    if (main <= STAGE_MAX && !grow(c, (void **)&c->stage, &c->stage_size, main, false)) {
-        c->stage = NULL;
-        c->stage_size = 0;
+    /* Optional: without a staging copy the code is written in place, every time. */
+    for (int r = 0; r < 2; r++) {
+        size_t want = round_page(main + parts);
+        if (main > STAGE_MAX || (c->stage[r] && c->stage_size[r] >= want))
+            continue;
+        c->emitted[r].valid = false;
+        if (!grow(c, (void **)&c->stage[r], &c->stage_size[r], want, false)) {
+            c->stage[r] = NULL;
+            c->stage_size[r] = 0;
+        }
     }
     return NB_OK;
+}
+
+/* The parameters with their pointers cleared, padding as init_params zeroed it. */
+static void emit_key(const struct codegen_params *params, struct codegen_params *key)
+{
+    nb_memcpy(key, params, sizeof(*key));
+    for (int part = 0; part < PART_COUNT; part++)
+        key->part[part] = NULL;
+    key->reads = NULL;
+    key->stage = NULL;
+    key->stage_cap = 0;
+}
+
+/*
+ * Generates a run's code into region `r` (buf, cap bytes), or, when the
+ * region already holds code generated from the same parameters, reads and
+ * code bytes, only puts back the bytes that differ from the staged copy (code
+ * that wrote into itself): the same function, and no code page written, so
+ * QEMU's translations of it stay valid. Returns the entry point or NULL.
+ */
+static void *emit(struct bench_context *c, int r, uint8_t *buf, size_t cap, struct codegen_params *params,
+                  struct codegen_layout *layout, bool once)
+{
+    struct bench_emitted *m = &c->emitted[r];
+    size_t parts = 0;
+    for (int part = 0; part < PART_COUNT; part++)
+        parts += params->part_len[part];
+    bool staged = c->stage[r] && c->stage_size[r] >= cap + parts;
+    params->stage = staged ? c->stage[r] : NULL;
+    params->stage_cap = staged ? cap : 0;
+    uint8_t *saved_parts = staged ? c->stage[r] + cap : NULL;
+    if (staged && m->valid && m->buf == buf && m->cap == cap && m->once == once &&
+        params->n_reads <= NB_MAX_COUNTERS) {
+        struct codegen_params key;
+        emit_key(params, &key);
+        bool same = nb_memcmp(&key, &m->key, sizeof(key)) == 0 &&
+                    nb_memcmp(params->reads, m->reads, params->n_reads * sizeof(*params->reads)) == 0;
+        for (int part = 0, at = 0; same && part < PART_COUNT; at += (int)params->part_len[part], part++)
+            same = !params->part_len[part] ||
+                   nb_memcmp(params->part[part], saved_parts + at, params->part_len[part]) == 0;
+        if (same) {
+            codegen_sync((uint8_t *)m->layout.code_start, c->stage[r],
+                         (size_t)(m->layout.code_end - m->layout.code_start));
+            *layout = m->layout;
+            return m->fn;
+        }
+    }
+    m->valid = false;
+    void *fn = once ? codegen_emit_one_time(buf, cap, params, layout) : codegen_emit_run(buf, cap, params, layout);
+    if (fn && staged && params->n_reads <= NB_MAX_COUNTERS) {
+        emit_key(params, &m->key);
+        nb_memcpy(m->reads, params->reads, params->n_reads * sizeof(*params->reads));
+        size_t at = 0;
+        for (int part = 0; part < PART_COUNT; part++) {
+            if (params->part_len[part])
+                nb_memcpy(saved_parts + at, params->part[part], params->part_len[part]);
+            at += params->part_len[part];
+        }
+        m->buf = buf;
+        m->cap = cap;
+        m->once = once;
+        m->layout = *layout;
+        m->fn = fn;
+        m->valid = true;
+    }
+    return fn;
 }
 
 int bench_measure(struct bench_context *c, const struct bench_options *o,
@@ -476,7 +558,10 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     buf_size = round_page(buf_size);
     int64_t n = o->n_measurements;
     store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
-    if ((status = get_buffers(c, first_size, buf_size, store_bytes, error, error_cap)) != NB_OK)
+    size_t parts = 0;
+    for (int part = 0; part < PART_COUNT; part++)
+        parts += code->len[part];
+    if ((status = get_buffers(c, first_size, buf_size, store_bytes, parts, error, error_cap)) != NB_OK)
         goto out;
     /* Both runs in one region when the buffer could only hold the main run's. */
     uint8_t *first_buf = c->exec;
@@ -487,10 +572,6 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         first_cap = (size_t)(buf - first_buf);
     }
     store = c->store;
-    if (c->stage) {
-        params.stage = c->stage;
-        params.stage_cap = c->stage_size;
-    }
     int64_t *base_values[NB_MAX_COUNTERS], *main_values[NB_MAX_COUNTERS];
     for (size_t k = 0; k < c->n_reads; k++) {
         base_values[k] = store + (size_t)n * k;
@@ -500,7 +581,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     struct codegen_layout layout;
     if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)codegen_emit_one_time(first_buf, first_cap, &params, &layout);
+        generated_fn once = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, true);
         if (!once) {
             status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
                           first_cap);
@@ -513,7 +594,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     params.copies = o->unroll_count;
     if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)codegen_emit_run(first_buf, first_cap, &params, &layout);
+        generated_fn warm = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, false);
         if (!warm) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", first_cap);
             goto out;
@@ -537,7 +618,9 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         uint8_t *run_buf = run == 0 ? first_buf : buf;
         size_t run_cap = run == 0 ? first_cap : buf_size;
         data = (struct codegen_data *)run_buf;
-        generated_fn fn = (generated_fn)codegen_emit_run(run_buf, run_cap, &params, &layout);
+        /* One region for both runs: one record of what it holds. */
+        int region = run_buf == first_buf ? 0 : 1;
+        generated_fn fn = (generated_fn)emit(c, region, run_buf, run_cap, &params, &layout, false);
         if (!fn) {
             status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", run_cap);
             goto out;

@@ -137,7 +137,7 @@ NB_TEST(exec_counts_runs_copies_and_loops)
         }
     }
     /* The areas, and the code, staging and measurement buffers kept for the next measurement. */
-    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT + 3);
+    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT + 4);
     bench_context_free(&x.c);
     CHECK_EQ_INT(x.h.n_allocs, 0); /* bench_context_free releases them all */
     CHECK_EQ_INT(x.h.bad_frees, 0);
@@ -770,6 +770,41 @@ NB_TEST(exec_staged_code_is_the_same_code)
         free(want);
         free(stage);
         x.h.p.free_mem(x.h.p.ctx, buf, size);
+    }
+    env_free(&x);
+}
+
+/*
+ * The code kept from the previous measurement is reused only for the same
+ * code bytes (not the same pointer), and code that overwrote itself is put
+ * back before the next run.
+ */
+NB_TEST(exec_kept_code_follows_the_bytes)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    struct bench_options o;
+    bench_options_init(&o);
+    o.unroll_count = 5;
+    o.n_measurements = 2;
+    o.warm_up_count = 0;
+    struct bench_result r;
+    /* base 5 copies + main 10 copies, twice each: 30 additions of the step. */
+    static const char *const steps[] = { "add qword [r14], 1", "add qword [r14], 2", "add qword [r14], 2" };
+    static const uint64_t want[] = { 30, 60, 60 };
+    for (int i = 0; i < 3; i++) {
+        /* The same buffer for all three: only its bytes change. */
+        REQUIRE(env_part(&x, PART_MAIN, steps[i]));
+        if (i == 2) {
+            /* As if the benchmark had written into its own code: every code byte of both runs trashed. */
+            for (int r = 0; r < 2; r++) {
+                struct bench_emitted *m = &x.c.emitted[r];
+                REQUIRE(m->valid);
+                memset((void *)m->layout.code_start, 0xCC, m->layout.code_end - m->layout.code_start);
+            }
+        }
+        REQUIRE(measure(&x, &o, &r) == NB_OK);
+        CHECK_EQ_U64(*slot(&x, AREA_R14, 0), want[i]);
     }
     env_free(&x);
 }
