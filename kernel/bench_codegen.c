@@ -621,6 +621,46 @@ size_t codegen_run_size(const struct codegen_params *p)
            (size_t)p->alignment_offset + copies + 16;
 }
 
+/*
+ * The emitter for the code at buf + offset: into p->stage when it holds
+ * cap - offset bytes, else straight into buf.
+ */
+static void code_emitter(struct x86_emitter *e, uint8_t *buf, size_t cap, size_t offset,
+                         const struct codegen_params *p)
+{
+    if (p->stage && p->stage_cap >= cap - offset)
+        x86_emitter_init_staged(e, p->stage, buf + offset, cap - offset);
+    else
+        x86_emitter_init(e, buf + offset, cap - offset);
+}
+
+/*
+ * Copies the staged code into place, writing only the 8-byte words that
+ * differ: a code page that is not written keeps its translations (TCG
+ * invalidates every translated block of a page on any store to it).
+ */
+typedef uint64_t __attribute__((may_alias, aligned(1))) code_word;
+
+void codegen_sync(uint8_t *code, const uint8_t *staged, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        code_word *have = (code_word *)(void *)(code + i);
+        code_word want = *(const code_word *)(const void *)(staged + i);
+        if (*have != want)
+            *have = want;
+    }
+    for (; i < len; i++)
+        if (code[i] != staged[i])
+            code[i] = staged[i];
+}
+
+static void code_commit(const struct x86_emitter *e)
+{
+    if (e->out != e->start && !e->overflow)
+        codegen_sync(e->start, e->out, e->length);
+}
+
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
     return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
@@ -638,7 +678,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         return NULL;
     size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + offset, cap - offset);
+    code_emitter(&e, buf, cap, offset, p);
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
@@ -664,11 +704,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_drain(&e);
     uintptr_t loop_start = x86_here(&e);
     bool expand = p->no_mem && codegen_has_magic(p->part[PART_MAIN], p->part_len[PART_MAIN]);
-    for (int64_t i = 0; i < p->copies; i++) {
-        if (expand)
+    if (expand) {
+        for (int64_t i = 0; i < p->copies; i++)
             emit_main_nomem(&e, p);
-        else
-            emit_part(&e, p, PART_MAIN);
+    } else if (p->copies > 0) {
+        emit_part(&e, p, PART_MAIN);
+        x86_repeat_last(&e, p->part_len[PART_MAIN], (uint64_t)p->copies - 1);
     }
     layout->start[PART_MAIN] = loop_start;
     layout->copies = p->copies;
@@ -683,6 +724,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         layout->trace_stop = x86_here(&e);
         x86_u8(&e, 0x90);
         emit_tail(&e, buf, p, layout);
+        code_commit(&e);
         return e.overflow ? NULL : buf + offset;
     }
     if (p->drain_frontend)
@@ -698,6 +740,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
         emit_read(&e, buf, p, true);
     }
     emit_tail(&e, buf, p, layout);
+    code_commit(&e);
     return e.overflow ? NULL : buf + offset;
 }
 
@@ -712,12 +755,13 @@ void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_param
         return NULL;
     size_t offset = codegen_code_offset(p);
     struct x86_emitter e;
-    x86_emitter_init(&e, buf + offset, cap - offset);
+    code_emitter(&e, buf, cap, offset, p);
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
     layout->start[PART_ONE_TIME_INIT] = x86_here(&e);
     layout->len[PART_ONE_TIME_INIT] = p->part_len[PART_ONE_TIME_INIT];
     emit_part(&e, p, PART_ONE_TIME_INIT);
     emit_tail(&e, buf, p, layout);
+    code_commit(&e);
     return e.overflow ? NULL : buf + offset;
 }

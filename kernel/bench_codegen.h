@@ -143,6 +143,16 @@ struct codegen_params {
      */
     uint64_t topdown_global_ctrl;
     struct codegen_areas areas;
+    /*
+     * Optional staging memory (data, not executable) of stage_cap bytes: the
+     * code is written there first and only the bytes that differ are copied
+     * into buf. An emulator that translates code (QEMU TCG) keeps its
+     * translations of every code page that is not written, so the same
+     * benchmark code at the same place costs no new translation. NULL, or too
+     * small for the code: the code is written into buf directly.
+     */
+    uint8_t *stage;
+    size_t stage_cap;
 };
 
 /*
@@ -177,11 +187,17 @@ size_t codegen_one_time_size(const struct codegen_params *p);
 
 /*
  * Writes the measuring function into buf (capacity cap) and returns its entry
- * point, or NULL when it does not fit. The counters' m1/m2 values land in
+ * point, or NULL when it does not fit (then buf's code may be partly written). The counters' m1/m2 values land in
  * ((struct codegen_data *)buf)->m1/m2 after each call.
  */
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
                        struct codegen_layout *layout);
+
+/*
+ * Copies len staged code bytes to `code`, writing only the 8-byte words that
+ * differ (what codegen_emit_* do with codegen_params.stage).
+ */
+void codegen_sync(uint8_t *code, const uint8_t *staged, size_t len);
 
 /* Writes a function that sets up the registers and runs the one-time init. */
 void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_params *p,

@@ -30,8 +30,28 @@ int bench_context_init(struct bench_context *c, const struct nb_platform *p)
     return NB_OK;
 }
 
+/* Frees the buffers bench_measure keeps between measurements. */
+static void release_buffers(struct bench_context *c)
+{
+    if (c->exec)
+        c->p->free_mem(c->p->ctx, c->exec, c->exec_size);
+    for (int r = 0; r < 2; r++) {
+        if (c->stage[r])
+            c->p->free_mem(c->p->ctx, c->stage[r], c->stage_size[r]);
+        c->stage[r] = NULL;
+        c->stage_size[r] = 0;
+        c->emitted[r].valid = false;
+    }
+    if (c->store)
+        c->p->free_mem(c->p->ctx, c->store, c->store_size);
+    c->exec = NULL;
+    c->store = NULL;
+    c->exec_size = c->store_size = 0;
+}
+
 void bench_context_free(struct bench_context *c)
 {
+    release_buffers(c);
     for (int a = 0; a < AREA_COUNT; a++) {
         if (c->areas[a])
             c->p->free_mem(c->p->ctx, c->areas[a], c->area_size[a]);
@@ -316,15 +336,146 @@ static int fail(char *error, size_t cap, int status, const char *fmt, unsigned l
     return status;
 }
 
+static size_t round_page(size_t n)
+{
+    return (n + BENCH_PAGE_SIZE - 1) / BENCH_PAGE_SIZE * BENCH_PAGE_SIZE;
+}
+
+/* Code larger than this is written straight into place (no staging copy). */
+#define STAGE_MAX (4u * 1024u * 1024u)
+
+/* Grows a kept buffer to `want` bytes; false when the firmware has no such block. */
+static bool grow(struct bench_context *c, void **buf, size_t *have, size_t want, bool exec)
+{
+    if (*buf && *have >= want)
+        return true;
+    if (*buf)
+        c->p->free_mem(c->p->ctx, *buf, *have);
+    *buf = exec ? c->p->alloc_exec(c->p->ctx, want) : c->p->alloc_data(c->p->ctx, want);
+    *have = *buf ? want : 0;
+    return *buf != NULL;
+}
+
+/*
+ * The kept buffers for a measurement: executable memory for the first runs
+ * (`first` bytes) and the main run (`main`), `store` bytes of measurements
+ * and, when it is small enough, the staging copy. When the firmware cannot
+ * give both runs their own region, they share one of `main` bytes (as every
+ * run did before the buffers were kept). After a failure nothing is kept.
+ */
+static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, size_t parts,
+                       char *error, size_t error_cap)
+{
+    bool had = c->exec || c->store || c->stage[0] || c->stage[1];
+    for (int attempt = 0;; attempt++) {
+        uint8_t *old = c->exec;
+        bool exec_ok = (c->exec && c->exec_size >= first + main) ||
+                       grow(c, (void **)&c->exec, &c->exec_size, first + main, true) ||
+                       grow(c, (void **)&c->exec, &c->exec_size, main, true);
+        /* Fresh pages: what the regions held (their data pages too) is gone. */
+        if (c->exec != old)
+            c->emitted[0].valid = c->emitted[1].valid = false;
+        bool store_ok = exec_ok && grow(c, (void **)&c->store, &c->store_size, store, false);
+        if (exec_ok && store_ok)
+            break;
+        release_buffers(c);
+        if (had && attempt == 0)
+            continue; /* what was kept may have been in the way */
+        if (!exec_ok)
+            return fail(error, error_cap, NB_ENOMEM,
+                        "cannot allocate %llu bytes of executable memory for the generated code "
+                        "(lower -unroll_count)", main);
+        return fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements", store);
+    }
+    /* Optional: without a staging copy the code is written in place, every time. */
+    for (int r = 0; r < 2; r++) {
+        size_t want = round_page(main + parts);
+        if (main > STAGE_MAX || (c->stage[r] && c->stage_size[r] >= want))
+            continue;
+        c->emitted[r].valid = false;
+        if (!grow(c, (void **)&c->stage[r], &c->stage_size[r], want, false)) {
+            c->stage[r] = NULL;
+            c->stage_size[r] = 0;
+        }
+    }
+    return NB_OK;
+}
+
+/* The parameters with their pointers cleared, padding as init_params zeroed it. */
+static void emit_key(const struct codegen_params *params, struct codegen_params *key)
+{
+    nb_memcpy(key, params, sizeof(*key));
+    for (int part = 0; part < PART_COUNT; part++)
+        key->part[part] = NULL;
+    key->reads = NULL;
+    key->stage = NULL;
+    key->stage_cap = 0;
+}
+
+/*
+ * Generates a run's code into region `r` (buf, cap bytes), or, when the
+ * region already holds code generated from the same parameters, reads and
+ * code bytes, only puts back the bytes that differ from the staged copy (code
+ * that wrote into itself): the same function, and no code page written, so
+ * QEMU's translations of it stay valid. Returns the entry point or NULL.
+ */
+static void *emit(struct bench_context *c, int r, uint8_t *buf, size_t cap, struct codegen_params *params,
+                  struct codegen_layout *layout, bool once)
+{
+    struct bench_emitted *m = &c->emitted[r];
+    size_t parts = 0;
+    for (int part = 0; part < PART_COUNT; part++)
+        parts += params->part_len[part];
+    bool staged = c->stage[r] && c->stage_size[r] >= cap + parts;
+    params->stage = staged ? c->stage[r] : NULL;
+    params->stage_cap = staged ? cap : 0;
+    uint8_t *saved_parts = staged ? c->stage[r] + cap : NULL;
+    if (staged && m->valid && m->buf == buf && m->cap == cap && m->once == once &&
+        params->n_reads <= NB_MAX_COUNTERS) {
+        struct codegen_params key;
+        emit_key(params, &key);
+        bool same = nb_memcmp(&key, &m->key, sizeof(key)) == 0 &&
+                    nb_memcmp(params->reads, m->reads, params->n_reads * sizeof(*params->reads)) == 0;
+        for (int part = 0, at = 0; same && part < PART_COUNT; at += (int)params->part_len[part], part++)
+            same = !params->part_len[part] ||
+                   nb_memcmp(params->part[part], saved_parts + at, params->part_len[part]) == 0;
+        if (same) {
+            codegen_sync((uint8_t *)m->layout.code_start, c->stage[r],
+                         (size_t)(m->layout.code_end - m->layout.code_start));
+            *layout = m->layout;
+            return m->fn;
+        }
+    }
+    m->valid = false;
+    void *fn = once ? codegen_emit_one_time(buf, cap, params, layout) : codegen_emit_run(buf, cap, params, layout);
+    if (fn && staged && params->n_reads <= NB_MAX_COUNTERS) {
+        emit_key(params, &m->key);
+        nb_memcpy(m->reads, params->reads, params->n_reads * sizeof(*params->reads));
+        size_t at = 0;
+        for (int part = 0; part < PART_COUNT; part++) {
+            if (params->part_len[part])
+                nb_memcpy(saved_parts + at, params->part[part], params->part_len[part]);
+            at += params->part_len[part];
+        }
+        m->buf = buf;
+        m->cap = cap;
+        m->once = once;
+        m->layout = *layout;
+        m->fn = fn;
+        m->valid = true;
+    }
+    return fn;
+}
+
 int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap)
 {
-    const struct nb_platform *p = c->p;
     int status = NB_OK;
     uint8_t *buf = NULL;
     int64_t *store = NULL;
     size_t store_bytes = 0;
+    struct codegen_data *data = NULL; /* of the last run */
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
@@ -378,7 +529,11 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
 
-    /* The main run is the largest; size the buffer for it once. */
+    /*
+     * One executable buffer: the one-time init, the warm-up and the base run
+     * at its start, the main run (the largest) at its end, each with its own
+     * data pages. The same benchmark again finds its code where it left it.
+     */
     params.copies = main_copies;
     size_t buf_size = codegen_run_size(&params);
     size_t once_size = codegen_one_time_size(&params);
@@ -398,35 +553,41 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         status = NB_EINVAL;
         goto out;
     }
-    buf = p->alloc_exec(p->ctx, buf_size);
-    if (!buf) {
-        status = fail(error, error_cap, NB_ENOMEM,
-                      "cannot allocate %llu bytes of executable memory for the generated code "
-                      "(lower -unroll_count)", buf_size);
-        goto out;
-    }
-
+    params.copies = o->unroll_count;
+    size_t first_size = codegen_run_size(&params);
+    if (once_size > first_size)
+        first_size = once_size;
+    first_size = round_page(first_size);
+    buf_size = round_page(buf_size);
     int64_t n = o->n_measurements;
     store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
-    store = p->alloc_data(p->ctx, store_bytes);
-    if (!store) {
-        status = fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements",
-                      store_bytes);
+    size_t parts = 0;
+    for (int part = 0; part < PART_COUNT; part++)
+        parts += code->len[part];
+    if ((status = get_buffers(c, first_size, buf_size, store_bytes, parts, error, error_cap)) != NB_OK)
         goto out;
+    /* Both runs in one region when the buffer could only hold the main run's. */
+    uint8_t *first_buf = c->exec;
+    size_t first_cap = buf_size;
+    buf = c->exec;
+    if (c->exec_size >= first_size + buf_size) {
+        buf = c->exec + c->exec_size - buf_size;
+        first_cap = (size_t)(buf - first_buf);
     }
+    store = c->store;
     int64_t *base_values[NB_MAX_COUNTERS], *main_values[NB_MAX_COUNTERS];
     for (size_t k = 0; k < c->n_reads; k++) {
         base_values[k] = store + (size_t)n * k;
         main_values[k] = store + (size_t)n * (c->n_reads + k);
     }
-    struct codegen_data *data = (struct codegen_data *)buf;
+    data = (struct codegen_data *)first_buf;
 
     struct codegen_layout layout;
     if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)codegen_emit_one_time(buf, buf_size, &params, &layout);
+        generated_fn once = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, true);
         if (!once) {
             status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
-                          buf_size);
+                          first_cap);
             goto out;
         }
         if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
@@ -436,9 +597,9 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
 
     params.copies = o->unroll_count;
     if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
+        generated_fn warm = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, false);
         if (!warm) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", first_cap);
             goto out;
         }
         if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
@@ -457,9 +618,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
          * "Generated Code"); the main run keeps -loop_count.
          */
         params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
-        generated_fn fn = (generated_fn)codegen_emit_run(buf, buf_size, &params, &layout);
+        uint8_t *run_buf = run == 0 ? first_buf : buf;
+        size_t run_cap = run == 0 ? first_cap : buf_size;
+        data = (struct codegen_data *)run_buf;
+        /* One region for both runs: one record of what it holds. */
+        int region = run_buf == first_buf ? 0 : 1;
+        generated_fn fn = (generated_fn)emit(c, region, run_buf, run_cap, &params, &layout, false);
         if (!fn) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", buf_size);
+            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", run_cap);
             goto out;
         }
         loops[run] = params.loop_count;
@@ -488,12 +654,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
-    watch_end(c, &watch, (struct codegen_data *)buf);
+    watch_end(c, &watch, data);
     c->smi_check = saved_smi_check;
-    if (store)
-        p->free_mem(p->ctx, store, store_bytes);
-    if (buf)
-        p->free_mem(p->ctx, buf, buf_size);
     return status;
 }
 

@@ -31,6 +31,22 @@
 enum bench_area { AREA_R14 = 0, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, AREA_COUNT };
 
 /* What stays the same for every benchmark of a suite. */
+/*
+ * What a region of the executable buffer holds (bench_run.c): the parameters
+ * its code was generated from (pointers cleared; the reads and the parts'
+ * bytes are compared separately), its layout and entry point.
+ */
+struct bench_emitted {
+    bool valid;
+    bool once;
+    uint8_t *buf;
+    size_t cap;
+    struct codegen_params key;
+    struct counter_read reads[NB_MAX_COUNTERS];
+    struct codegen_layout layout;
+    void *fn;
+};
+
 struct bench_context {
     const struct nb_platform *p;
     struct report *report;  /* for -verbose dumps; may be NULL */
@@ -98,6 +114,21 @@ struct bench_context {
     uint32_t xsave_size;
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
+    /*
+     * Kept from one bench_measure to the next (grown when a benchmark needs
+     * more, freed by bench_context_free): the executable buffer (base run at
+     * its start, main run at its end), per region a staging copy of its code
+     * (codegen_params.stage) followed by the code parts it was generated
+     * from, and the measurements. Allocating and freeing them per
+     * measurement cost more than the measurement under QEMU.
+     */
+    uint8_t *exec;
+    size_t exec_size;
+    uint8_t *stage[2];
+    size_t stage_size[2];
+    int64_t *store;
+    size_t store_size;
+    struct bench_emitted emitted[2];
 };
 
 struct bench_code {

@@ -63,6 +63,11 @@ struct run_state {
     char bench_pmu_config[96];
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
     bool calibrated;              /* -calibrate ran in this boot */
+    /* The last code file read (load_code): every benchmark's code is a slice of one file. */
+    char code_file[PATH_MAX_LEN];
+    void *code_data;
+    size_t code_size;
+    bool code_cached;
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -138,36 +143,104 @@ static bool parse_entry_options(struct run_state *s, const struct suite_entry *e
     return true;
 }
 
-static void free_code(struct run_state *s, struct bench_code *code, size_t *sizes)
+static void forget_code_file(struct run_state *s)
 {
-    for (int part = 0; part < PART_COUNT; part++) {
-        if (code->part[part])
-            s->p->free_file(s->p->ctx, (void *)code->part[part], sizes[part]);
-        code->part[part] = NULL;
+    if (s->code_cached && s->code_data)
+        s->p->free_file(s->p->ctx, s->code_data, s->code_size);
+    s->code_cached = false;
+    s->code_data = NULL;
+    s->code_size = 0;
+}
+
+/* A decimal number of up to 19 digits from *p on; false when there is none. */
+static bool parse_u64(const char **p, uint64_t *out)
+{
+    const char *q = *p;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; *q >= '0' && *q <= '9' && digits < 19; q++, digits++)
+        v = v * 10u + (uint64_t)(*q - '0');
+    if (!digits || (*q >= '0' && *q <= '9'))
+        return false;
+    *p = q;
+    *out = v;
+    return true;
+}
+
+/*
+ * A -code* value: a file, or FILE:OFFSET:LENGTH, a slice of it (what
+ * tools/nanobench writes: every benchmark's code in one file; ':' never
+ * appears in a FAT file name). The file goes into `file`; a whole file has
+ * *length == UINT64_MAX.
+ */
+static bool split_code_path(const char *value, char *file, size_t cap, uint64_t *offset, uint64_t *length)
+{
+    const char *colon = value;
+    while (*colon && *colon != ':')
+        colon++;
+    size_t n = (size_t)(colon - value);
+    if (n + 1 > cap)
+        n = cap - 1;
+    nb_memcpy(file, value, n);
+    file[n] = '\0';
+    *offset = 0;
+    *length = UINT64_MAX;
+    if (!*colon)
+        return true;
+    const char *p = colon + 1;
+    return parse_u64(&p, offset) && *p++ == ':' && parse_u64(&p, length) && !*p;
+}
+
+/* The bytes of `path`, read once and kept while the next benchmarks use the same file. */
+static int code_file(struct run_state *s, const char *path)
+{
+    if (s->code_cached && nb_strcmp(s->code_file, path) == 0)
+        return NB_OK;
+    forget_code_file(s);
+    int st = s->p->read_file(s->p->ctx, path, &s->code_data, &s->code_size);
+    if (st != NB_OK) {
+        s->code_data = NULL;
+        s->code_size = 0;
+        return st;
     }
+    nb_snprintf(s->code_file, sizeof(s->code_file), "%s", path);
+    s->code_cached = true;
+    return NB_OK;
 }
 
 static bool load_code(struct run_state *s, const struct suite_entry *e,
-                      const struct bench_options *o, struct bench_code *code, size_t *sizes)
+                      const struct bench_options *o, struct bench_code *code)
 {
     nb_memset(code, 0, sizeof(*code));
     for (int part = 0; part < PART_COUNT; part++) {
-        sizes[part] = 0;
         if (!o->code_path[part])
             continue;
-        char path[PATH_MAX_LEN];
-        nb_snprintf(path, sizeof(path), NB_DIR "/%s", o->code_path[part]);
-        void *data = NULL;
-        int st = s->p->read_file(s->p->ctx, path, &data, &sizes[part]);
-        if (st != NB_OK) {
-            report_error(&s->report, "suite line %u: option %s: cannot read %s (%s)", e->line,
-                         code_part_code_option((enum code_part)part), path,
-                         st == NB_ENOENT ? "no such file on the image" : "read error");
-            free_code(s, code, sizes);
+        const char *option = code_part_code_option((enum code_part)part);
+        char file[PATH_MAX_LEN], path[PATH_MAX_LEN];
+        uint64_t offset, length;
+        if (!split_code_path(o->code_path[part], file, sizeof(file), &offset, &length)) {
+            report_error(&s->report, "suite line %u: option %s: %s is neither a file nor FILE:OFFSET:LENGTH",
+                         e->line, option, o->code_path[part]);
             return false;
         }
-        code->part[part] = data;
-        code->len[part] = sizes[part];
+        nb_snprintf(path, sizeof(path), NB_DIR "/%s", file);
+        int st = code_file(s, path);
+        if (st != NB_OK) {
+            report_error(&s->report, "suite line %u: option %s: cannot read %s (%s)", e->line, option, path,
+                         st == NB_ENOENT ? "no such file on the image" : "read error");
+            return false;
+        }
+        if (length == UINT64_MAX) {
+            offset = 0;
+            length = s->code_size;
+        }
+        if (offset > s->code_size || length > s->code_size - offset) {
+            report_error(&s->report, "suite line %u: option %s: %s is past the end of %s (%llu bytes)", e->line,
+                         option, o->code_path[part], path, (unsigned long long)s->code_size);
+            return false;
+        }
+        code->part[part] = length ? (const uint8_t *)s->code_data + offset : NULL;
+        code->len[part] = (size_t)length;
     }
     return true;
 }
@@ -272,7 +345,6 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         if (o.finish_set)
             s->finish = o.finish;
         struct bench_code code;
-        size_t sizes[PART_COUNT];
         char why[160];
         /* -calibrate (suite line, defaults or command line): once per boot, before the first that asks. */
         if (o.calibrate && !s->calibrated) {
@@ -281,7 +353,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         }
         if (bench_context_size_areas(&s->bench, o.area_size, why, sizeof(why)) != NB_OK) {
             report_error(&s->report, "suite line %u: %s", e->line, why);
-        } else if (load_code(s, e, &o, &code, sizes)) {
+        } else if (load_code(s, e, &o, &code)) {
             if (o.verbose)
                 report_areas(s, &o);
             if (o.cpu >= 0)
@@ -290,7 +362,6 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             if (o.mica && o.cpu < 0)
                 bench_mica_run(&s->report, &s->bench, &o, &code, e->name);
-            free_code(s, &code, sizes);
         }
         struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,
                                          nb_cpu_count(s->p), s->bench_pmu_config };
@@ -428,6 +499,7 @@ static void run_suite(struct run_state *s, const char *text, size_t len)
         s->report.n_errors++;
     } else {
         run_entries(s, &suite);
+        forget_code_file(s);
     }
     if (memory)
         s->p->free_mem(s->p->ctx, memory, arena_size);

@@ -27,7 +27,7 @@ static void patch_jump(struct x86_emitter *e, size_t at)
     if (rel > 127)
         e->overflow = true; /* cannot happen with these short sequences; never emit a wrong jump */
     else if (!e->overflow)
-        e->start[at + 1] = (uint8_t)rel;
+        e->out[at + 1] = (uint8_t)rel;
 }
 
 #define CC_NE 0x5
@@ -94,7 +94,7 @@ void nmi_code_leave(struct x86_emitter *e, uint8_t *buf, uint64_t state)
     patch_jump(e, not_running);
     patch_jump(e, done);
     if (!e->overflow)
-        e->start[done] = 0xEB; /* jmp rel8 */
+        e->out[done] = 0xEB; /* jmp rel8 */
 }
 
 uintptr_t nmi_code_handler(struct x86_emitter *e, uint8_t *buf, uint64_t state, uintptr_t common)

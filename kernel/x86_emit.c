@@ -14,14 +14,20 @@
 #define MODRM_RIP(reg) ((uint8_t)(((reg) & 7) << 3 | 5))
 #define MODRM_REG(reg, rm) ((uint8_t)(0xC0 | ((reg) & 7) << 3 | ((rm) & 7)))
 
-void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
+void x86_emitter_init_staged(struct x86_emitter *e, uint8_t *out, uint8_t *start, size_t capacity)
 {
     e->start = start;
-    e->pos = start;
-    e->end = start + capacity;
+    e->out = out;
+    e->pos = out;
+    e->end = out + capacity;
     e->overflow = false;
     e->out_of_reach = false;
     e->length = 0;
+}
+
+void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity)
+{
+    x86_emitter_init_staged(e, start, start, capacity);
 }
 
 uintptr_t x86_here(const struct x86_emitter *e)
@@ -38,6 +44,37 @@ void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n)
         e->overflow = true;
     }
     e->length += n;
+}
+
+typedef uint64_t __attribute__((may_alias, aligned(1))) emit_word;
+
+/* Forward copy of n bytes between regions that do not overlap. */
+static void copy_words(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        *(emit_word *)(void *)d = *(const emit_word *)(const void *)s;
+    while (n--)
+        *d++ = *s++;
+}
+
+void x86_repeat_last(struct x86_emitter *e, size_t n, uint64_t times)
+{
+    if (!n || !times)
+        return;
+    if (e->overflow || (size_t)(e->pos - e->out) < n || (size_t)(e->end - e->pos) / n < times) {
+        e->overflow = true;
+        e->length += (size_t)(times * n);
+        return;
+    }
+    uint8_t *first = e->pos - n;
+    uint64_t have = 1, want = times + 1;
+    while (have < want) {
+        uint64_t more = want - have < have ? want - have : have;
+        copy_words(first + have * n, first, (size_t)(more * n));
+        have += more;
+    }
+    e->pos += times * n;
+    e->length += times * n;
 }
 
 void x86_u8(struct x86_emitter *e, uint8_t b)

@@ -29,6 +29,7 @@ enum x86_reg {
 
 struct x86_emitter {
     uint8_t *start; /* where the code will execute (RIP-relative targets need it) */
+    uint8_t *out;   /* where its bytes are written: `start`, or a staging copy (x86_emitter_init_staged) */
     uint8_t *pos;
     uint8_t *end;
     bool overflow;
@@ -37,11 +38,19 @@ struct x86_emitter {
 };
 
 void x86_emitter_init(struct x86_emitter *e, uint8_t *start, size_t capacity);
+/* Code that will execute at `start`, written to `out` (capacity bytes there) for the caller to copy. */
+void x86_emitter_init_staged(struct x86_emitter *e, uint8_t *out, uint8_t *start, size_t capacity);
 /* Address the next byte will have. */
 uintptr_t x86_here(const struct x86_emitter *e);
 
 void x86_bytes(struct x86_emitter *e, const void *bytes, size_t n);
 void x86_u8(struct x86_emitter *e, uint8_t b);
+/*
+ * Appends `times` more copies of the last n bytes emitted (the unrolled
+ * copies of the benchmark code): the same bytes as `times` calls of
+ * x86_bytes, written by doubling copies, eight bytes a store.
+ */
+void x86_repeat_last(struct x86_emitter *e, size_t n, uint64_t times);
 
 /* The recommended n-byte NOP, 1 <= n <= 15; writes n bytes into out. */
 void x86_nop_bytes(uint8_t *out, unsigned n);

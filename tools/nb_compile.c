@@ -4,7 +4,7 @@
  * snippets with one nasm run, and writes the staging tree for the image:
  *
  *   OUTDIR/nanobench/suite.nb         compiled suite (target options only)
- *   OUTDIR/nanobench/code/NAME-PART.bin
+ *   OUTDIR/nanobench/code/code.bin    every benchmark's code (suite.nb: -code code/code.bin:OFFSET:LENGTH)
  *   OUTDIR/cli.env                    settings for the shell driver
  *
  * usage: nb_compile OUTDIR [nanoBench options...]
@@ -364,7 +364,8 @@ static void assemble(struct compile *c)
     free(jobs);
 }
 
-static const char *PART_FILE[PART_COUNT] = { "once", "init", "late", "main" };
+/* The assembled code of every benchmark, in nanobench/code/. */
+#define CODE_BLOB_FILE "code.bin"
 
 static int write_outputs(struct compile *c)
 {
@@ -382,23 +383,35 @@ static int write_outputs(struct compile *c)
     fprintf(f, "# compiled by tools/nanobench %s from %s\n", NB_VERSION,
             c->cli.suite_path ? c->cli.suite_path : "the command line");
     fprintf(f, "defaults: -finish %s\n", finish_action_name(c->finish));
+    /*
+     * Every blob in one file, each benchmark's parts as FILE:OFFSET:LENGTH
+     * slices of it: the image reads one file, not one per benchmark part
+     * (a FAT file read costs about as much as a short benchmark under QEMU).
+     */
+    char *blob_path = host_path_join(code_dir, CODE_BLOB_FILE);
+    FILE *blob = fopen(blob_path, "wb");
+    if (!blob) {
+        fprintf(stderr, "nanobench: cannot write %s: %s\n", blob_path, strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    uint64_t blob_size = 0;
     for (size_t i = 0; i < c->n; i++) {
         struct bench *b = &c->benches[i];
         char *paths[PART_COUNT] = { 0 };
         for (int part = 0; part < PART_COUNT; part++) {
             if (!b->has_code[part])
                 continue;
-            if (asprintf(&paths[part], "code/%s-%s.bin", b->name, PART_FILE[part]) < 0)
+            if (asprintf(&paths[part], "code/" CODE_BLOB_FILE ":%llu:%llu", (unsigned long long)blob_size,
+                         (unsigned long long)b->code_len[part]) < 0)
                 exit(2);
-            char *file = host_path_join(c->outdir, "nanobench");
-            char *full = host_path_join(file, paths[part]);
-            if (host_write_file(full, b->code[part], b->code_len[part]) != 0) {
-                fprintf(stderr, "nanobench: cannot write %s: %s\n", full, strerror(errno));
+            if (b->code_len[part] && fwrite(b->code[part], 1, b->code_len[part], blob) != b->code_len[part]) {
+                fprintf(stderr, "nanobench: cannot write %s: %s\n", blob_path, strerror(errno));
+                fclose(blob);
                 fclose(f);
                 return -1;
             }
-            free(file);
-            free(full);
+            blob_size += b->code_len[part];
         }
         char *config = b->config ? stage_config(c, b->name, "cfg", b->config, b->config_len) : NULL;
         char *msr_config = b->msr_config ? stage_config(c, b->name, "msr", b->msr_config,
@@ -412,6 +425,12 @@ static int write_outputs(struct compile *c)
         for (int part = 0; part < PART_COUNT; part++)
             free(paths[part]);
     }
+    if (fclose(blob) != 0) {
+        fprintf(stderr, "nanobench: cannot write %s: %s\n", blob_path, strerror(errno));
+        fclose(f);
+        return -1;
+    }
+    free(blob_path);
     if (fclose(f) != 0)
         return -1;
     free(code_dir);

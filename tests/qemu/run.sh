@@ -271,9 +271,13 @@ test_cli_paths_resolve_against_cwd() {
     expect_eq "exit status" 0 "$rc" || { echo "$err"; return 1; }
     local listing
     listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/cwd.img@@1M" ::/nanobench) || return 1
-    for f in configs/a.cfg configs/a.msr configs/c.cfg code/b-init.bin; do
+    for f in configs/a.cfg configs/a.msr configs/c.cfg code/code.bin; do
         grep -qxF "::/nanobench/$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
     done
+    # b's -code_init is nop.bin's one byte, a slice of code/code.bin.
+    MTOOLS_SKIP_CHECK=1 mtype -i "$TMP/cwd.img@@1M" ::/nanobench/suite.nb | tr -d '\r' |
+        grep -Eq '^b: -code_init code/code\.bin:[0-9]+:1 ' ||
+        { echo "b's -code_init is not a 1-byte slice of code/code.bin"; return 1; }
     err=$(cd "$TMP/cwd" && "$ROOT/$NB" -suite sub/s.suite -config none.cfg -code_init none.bin \
         -results "$TMP/never" 2>&1)
     rc=$?
@@ -381,12 +385,14 @@ test_target_errors_and_run_numbers() {
     build/host/nb_compile "$stage" -asm "ADD RAX, RBX" -unroll_count 10 || return 1
     rm -rf "$stage/cli.env" "$stage/work"
     cat >> "$stage/nanobench/suite.nb" <<'SUITE'
-bad_option: -code code/benchmark-main.bin -unroll_count 0
-no_such_cpu: -code code/benchmark-main.bin -cpu 7
+bad_option: -code code/code.bin -unroll_count 0
+no_such_cpu: -code code/code.bin -cpu 7
 host_only: -asm "nop"
 missing: -code code/missing.bin
 no_colon here
-after: -code code/benchmark-main.bin -unroll_count 10 -l 2
+after: -code code/code.bin -unroll_count 10 -l 2
+past_end: -code code/code.bin:2:5
+bad_slice: -code code/code.bin:2
 SUITE
     mkdir -p "$stage/EFI/BOOT" && cp build/efi/BOOTX64.EFI "$stage/EFI/BOOT/"
     images/mkimage.sh "$img" "$stage" || return 1
@@ -409,7 +415,11 @@ error: suite line 7: option -code: cannot read nanobench/code/missing.bin (no su
 error: suite line 8: expected 'name: options' (a benchmark name followed by a colon)
 [after]
 RDTSC: 16.00
-nanoBench-EFI done: 7 benchmarks, 5 errors, finish: shutdown" "$body" || return 1
+[past_end]
+error: suite line 10: option -code: code/code.bin:2:5 is past the end of nanobench/code/code.bin (3 bytes)
+[bad_slice]
+error: suite line 11: option -code: code/code.bin:2 is neither a file nor FILE:OFFSET:LENGTH
+nanoBench-EFI done: 9 benchmarks, 7 errors, finish: shutdown" "$body" || return 1
     expect_eq "csv error row" 'missing,error,suite line 7: option -code: cannot read nanobench/code/missing.bin (no such file on the image)' \
         "$(grep '^missing,' "$TMP/target/run-0001.csv")" || return 1
     [[ -f $TMP/target/run-0002.txt ]] || { echo "second boot did not write run-0002.txt"; return 1; }
@@ -431,7 +441,7 @@ test_image_layout() {
     grep -q 'NANOBENCH' <<<"$table" || { echo "partition name missing: $table"; return 1; }
     local listing
     listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/usb.img@@1M" ::) || return 1
-    for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/add_pair-main.bin; do
+    for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/code.bin; do
         grep -qxF "$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
     done
 }

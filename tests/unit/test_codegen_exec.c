@@ -136,7 +136,10 @@ NB_TEST(exec_counts_runs_copies_and_loops)
                              o.basic_mode, df);
         }
     }
-    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT); /* code and measurement buffers were released */
+    /* The areas, and the code, staging and measurement buffers kept for the next measurement. */
+    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT + 4);
+    bench_context_free(&x.c);
+    CHECK_EQ_INT(x.h.n_allocs, 0); /* bench_context_free releases them all */
     CHECK_EQ_INT(x.h.bad_frees, 0);
     env_free(&x);
 }
@@ -474,6 +477,7 @@ NB_TEST(exec_bench_measure_errors)
     CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT); /* the code buffer was released again */
     x.h.alloc_budget = -1;
     CHECK_EQ_INT(bench_measure(&x.c, &o, &x.code, &r, error, sizeof(error)), NB_OK);
+    size_t kept = x.h.n_allocs; /* the areas and the buffers kept for the next measurement */
 
     /* 2^30 one-byte copies, twice in the main run: past what rel32 reaches, refused unallocated. */
     o.unroll_count = 1ll << 30;
@@ -481,7 +485,7 @@ NB_TEST(exec_bench_measure_errors)
     CHECK(strncmp(error, "-unroll_count 1073741824: the generated code would need 2147", 59) == 0);
     CHECK(strstr(error, " bytes, but its jumps and data references reach only 2 GiB (rel32); "
                         "lower -unroll_count") != NULL);
-    CHECK_EQ_INT(x.h.n_allocs, AREA_COUNT);
+    CHECK_EQ_INT(x.h.n_allocs, kept);
     /* Half as many fit the reach (not run here: the buffer would be 1 GiB). */
     struct codegen_params params;
     memset(&params, 0, sizeof(params));
@@ -715,5 +719,92 @@ NB_TEST(codegen_exception_gates_use_an_ist_stack)
     /* The stack page lies between the data and the save area. */
     CHECK(sizeof(struct codegen_data) <= CODEGEN_IST_STACK_TOP - 4096);
     x.h.p.free_mem(x.h.p.ctx, buf, size);
+    env_free(&x);
+}
+
+/*
+ * Staged emission (codegen_params.stage) writes the same code as writing in
+ * place, and leaves code bytes that are already right untouched: with the NMI
+ * watchdog's back-patched jumps, catch_faults and one-time init too.
+ */
+NB_TEST(exec_staged_code_is_the_same_code)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    REQUIRE(env_part(&x, PART_MAIN, "add rax, rbx\nmov [r14], rax"));
+    REQUIRE(env_part(&x, PART_INIT, "mov rbx, 3"));
+    REQUIRE(env_part(&x, PART_ONE_TIME_INIT, "nop"));
+    for (int variant = 0; variant < 3; variant++) {
+        struct codegen_params params;
+        memset(&params, 0, sizeof(params));
+        for (int part = 0; part < PART_COUNT; part++) {
+            params.part[part] = x.code.part[part];
+            params.part_len[part] = x.code.len[part];
+        }
+        params.copies = 37;
+        params.loop_count = variant;
+        params.catch_faults = variant > 0;
+        params.nmi_state = variant == 2 ? 0x1000 : 0;
+        params.reads = TSC_READ;
+        params.n_reads = 1;
+        params.areas.r14 = middle(&x, AREA_R14);
+        size_t size = codegen_run_size(&params);
+        uint8_t *buf = x.h.p.alloc_exec(x.h.p.ctx, size);
+        uint8_t *want = malloc(size), *stage = malloc(size);
+        REQUIRE(buf && want && stage);
+        for (int once = 0; once <= 1; once++) {
+            memset(buf, 0xCC, size);
+            params.stage = NULL;
+            void *direct = once ? codegen_emit_one_time(buf, size, &params, NULL)
+                                : codegen_emit_run(buf, size, &params, NULL);
+            REQUIRE(direct != NULL);
+            memcpy(want, buf, size);
+            memset(buf + codegen_code_offset(&params), 0xCC, size - codegen_code_offset(&params));
+            params.stage = stage;
+            params.stage_cap = size;
+            void *staged = once ? codegen_emit_one_time(buf, size, &params, NULL)
+                                : codegen_emit_run(buf, size, &params, NULL);
+            CHECK(staged == direct);
+            CHECK_EQ_BYTES(buf, want, size);
+        }
+        free(want);
+        free(stage);
+        x.h.p.free_mem(x.h.p.ctx, buf, size);
+    }
+    env_free(&x);
+}
+
+/*
+ * The code kept from the previous measurement is reused only for the same
+ * code bytes (not the same pointer), and code that overwrote itself is put
+ * back before the next run.
+ */
+NB_TEST(exec_kept_code_follows_the_bytes)
+{
+    struct env x;
+    REQUIRE(env_init(&x));
+    struct bench_options o;
+    bench_options_init(&o);
+    o.unroll_count = 5;
+    o.n_measurements = 2;
+    o.warm_up_count = 0;
+    struct bench_result r;
+    /* base 5 copies + main 10 copies, twice each: 30 additions of the step. */
+    static const char *const steps[] = { "add qword [r14], 1", "add qword [r14], 2", "add qword [r14], 2" };
+    static const uint64_t want[] = { 30, 60, 60 };
+    for (int i = 0; i < 3; i++) {
+        /* The same buffer for all three: only its bytes change. */
+        REQUIRE(env_part(&x, PART_MAIN, steps[i]));
+        if (i == 2) {
+            /* As if the benchmark had written into its own code: every code byte of both runs trashed. */
+            for (int r = 0; r < 2; r++) {
+                struct bench_emitted *m = &x.c.emitted[r];
+                REQUIRE(m->valid);
+                memset((void *)m->layout.code_start, 0xCC, m->layout.code_end - m->layout.code_start);
+            }
+        }
+        REQUIRE(measure(&x, &o, &r) == NB_OK);
+        CHECK_EQ_U64(*slot(&x, AREA_R14, 0), want[i]);
+    }
     env_free(&x);
 }

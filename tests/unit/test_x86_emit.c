@@ -466,3 +466,33 @@ NB_TEST(x86_emit_displacement_reach)
     x86_ret(&e);
     CHECK_EQ_INT(buf[5], 0xCC);
 }
+
+/* x86_repeat_last writes what as many x86_bytes calls would, and overflows the same way. */
+NB_TEST(x86_emit_repeat_last_is_repeated_bytes)
+{
+    static const uint8_t code[] = { 0x48, 0x01, 0xD8, 0x90, 0x0F, 0x1F, 0x40, 0x00, 0xC4, 0xE2, 0x7D };
+    static const size_t lens[] = { 1, 3, 7, 8, 11 };
+    static const uint64_t times[] = { 0, 1, 2, 5, 63, 64, 1000 };
+    static uint8_t a[16384], b[16384];
+    for (size_t l = 0; l < NB_ARRAY_SIZE(lens); l++) {
+        for (size_t t = 0; t < NB_ARRAY_SIZE(times); t++) {
+            for (size_t cap = 2000; cap <= sizeof(a); cap += sizeof(a) - 2000) {
+                struct x86_emitter x, y;
+                memset(a, 0xEE, sizeof(a));
+                memset(b, 0xEE, sizeof(b));
+                x86_emitter_init(&x, a, cap);
+                x86_emitter_init(&y, b, cap);
+                x86_u8(&x, 0x90);
+                x86_u8(&y, 0x90);
+                for (uint64_t i = 0; i <= times[t]; i++)
+                    x86_bytes(&x, code, lens[l]);
+                x86_bytes(&y, code, lens[l]);
+                x86_repeat_last(&y, lens[l], times[t]);
+                CHECK_EQ_INT(x.overflow, y.overflow);
+                CHECK_EQ_U64(x.length, y.length);
+                if (!x.overflow)
+                    CHECK_EQ_BYTES(a, b, sizeof(a));
+            }
+        }
+    }
+}
