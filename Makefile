@@ -68,6 +68,7 @@ qemu-test: deps all
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
+	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
 	$(MAKE) --no-print-directory unit-test

@@ -23,7 +23,17 @@ GEN_CONFIGS_SRCS := tools/configgen/gen_configs.c tools/configgen/gen_evtsel.c t
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
 
-.PHONY: configs gen-configs-check gen-configs-deps
+.PHONY: configs gen-configs-check gen-configs-deps metric-files metric-files-check
+
+# configs/metrics/<NAME>.txt for every cfg_<NAME>_common.txt of cpu_map.txt: the
+# metrics whose events that microarchitecture's configs define (gen_metrics.py).
+# `make configs` rewrites them too; metric-files-check (in `make test`) fails
+# with a diff when the committed files differ from the generator's output.
+metric-files:
+	python3 tools/configgen/gen_metrics.py
+
+metric-files-check:
+	python3 tools/configgen/gen_metrics.py --check
 
 gen-configs-deps:
 	@test -f $(GEN_CONFIGS_PFMLIB_H) || { \
@@ -39,6 +49,7 @@ configs: $(GEN_CONFIGS)
 	$(GEN_CONFIGS) all $(GEN_CONFIGS_DIR)
 	@$(GEN_CONFIGS) verify $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/cpu_map.txt >/dev/null
 	@$(GEN_CONFIGS) check $(GEN_CONFIGS_DIR)
+	python3 tools/configgen/gen_metrics.py
 
 # One shell: the temporary directory lives until the trap removes it.
 gen-configs-check: $(GEN_CONFIGS)

@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+"""gen_metrics.py - write configs/metrics/<PREFIX>.txt for every microarchitecture
+that configs/cpu_map.txt maps to a cfg_<PREFIX>_common.txt (format: configs/README.md
+"Metric files"; facts: METRICS-FACTS.md, cited by section in each file).
+
+Each metric below has alternatives (one per event naming of a generation); the
+first whose events all exist in that microarchitecture's configs is written, a
+metric with none is left out, and a group is written only if all its required
+metrics are there (`need`), or with the metrics that are (`some`). So a file
+names only events its configs define (tests/unit/test_metric_configs.c checks it).
+
+  tools/configgen/gen_metrics.py [OUTDIR]      write the files (default configs/metrics)
+  tools/configgen/gen_metrics.py --check       fail, with a diff, if configs/metrics differs
+
+arch_intel.txt and arch_amd.txt (the fallbacks) are written by hand.
+"""
+import difflib
+import os
+import re
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CONFIGS = os.path.join(ROOT, "configs")
+
+# The hand-written config with the Ice Lake+ top-down pseudo events (configs/README.md
+# "Top-down pseudo events"); listed by the metric files of PERF_METRICS_PREFIXES.
+TOPDOWN_CONFIG = "topdown_perf_metrics.txt"
+# Ice Lake and later P-cores (METRICS-FACTS 2b lists ICL, ICX, TGL, ADL-P, SPR; the
+# later P-cores are Golden Cove successors, Rocket Lake is Ice Lake's core back-ported).
+# The image refuses the lines on a CPU without IA32_PERF_CAPABILITIES[15] (then n/a).
+PERF_METRICS_PREFIXES = {
+    "IceLake", "IceLakeX", "TigerLake", "RocketLake", "AlderLakeP", "SapphireRapids",
+    "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove", "ArrowLakeP_LionCove",
+    "LunarLakeP_LionCove",
+}
+
+# Per microarchitecture: title, constants (name, value or None, comment), FACTS sections.
+FAMILY = {
+    "Bonnell": "Intel Bonnell / Saltwell Atom",
+    "Core": "Intel Core 2",
+    "Nehalem": "Intel Nehalem", "NehalemEX": "Intel Nehalem-EX",
+    "Westmere": "Intel Westmere", "WestmereEPDP": "Intel Westmere-EP", "WestmereEX": "Intel Westmere-EX",
+    "SandyBridge": "Intel Sandy Bridge", "SandyBridgeEP": "Intel Sandy Bridge-EP",
+    "IvyBridge": "Intel Ivy Bridge", "IvyBridgeEP": "Intel Ivy Bridge-EP",
+    "Haswell": "Intel Haswell", "HaswellX": "Intel Haswell-EP",
+    "Broadwell": "Intel Broadwell", "BroadwellDE": "Intel Broadwell-DE", "BroadwellX": "Intel Broadwell-EP",
+    "Skylake": "Intel Skylake client (also Kaby/Coffee/Comet Lake)", "SkylakeX": "Intel Skylake-SP",
+    "IceLake": "Intel Ice Lake client", "IceLakeX": "Intel Ice Lake-SP", "TigerLake": "Intel Tiger Lake",
+    "RocketLake": "Intel Rocket Lake",
+    "AlderLakeP": "Intel Alder Lake / Raptor Lake P-core (Golden Cove)",
+    "AlderLakeE": "Intel Alder Lake / Raptor Lake E-core (Gracemont)",
+    "SapphireRapids": "Intel Sapphire Rapids", "EmeraldRapids": "Intel Emerald Rapids",
+    "GraniteRapids": "Intel Granite Rapids",
+    "MeteorLakeP_RedwoodCove": "Intel Meteor Lake P-core (Redwood Cove)",
+    "MeteorLakeE_Crestmont": "Intel Meteor Lake E-core (Crestmont)",
+    "ArrowLakeP_LionCove": "Intel Arrow Lake P-core (Lion Cove)",
+    "ArrowLakeE_Skymont": "Intel Arrow Lake E-core (Skymont)",
+    "LunarLakeP_LionCove": "Intel Lunar Lake P-core (Lion Cove)",
+    "LunarLakeE_Skymont": "Intel Lunar Lake E-core (Skymont)",
+    "Silvermont": "Intel Silvermont / Airmont", "Goldmont": "Intel Goldmont", "GoldmontPlus": "Intel Goldmont Plus",
+    "Tremont": "Intel Tremont", "SnowRidgeX": "Intel Snow Ridge (Tremont)", "SierraForest": "Intel Sierra Forest (Crestmont)",
+    "KnightsLanding": "Intel Knights Landing / Mill",
+    "Zen": "AMD Zen / Zen+", "Zen2": "AMD Zen 2", "Zen3": "AMD Zen 3", "Zen4": "AMD Zen 4", "Zen5": "AMD Zen 5",
+}
+
+# issue_width: the top-down slots per cycle (METRICS-FACTS 2a/2c); None = not known
+# from METRICS-FACTS, the constant stays out and the slot metrics print n/a.
+WIDTH = {
+    **{p: (4, "# pipeline width (section 2a gives 4 for SKL/SKX/CLX; Sandy Bridge to Broadwell are 4-wide as well, not in METRICS-FACTS)")
+       for p in ("SandyBridge", "SandyBridgeEP", "IvyBridge", "IvyBridgeEP", "Haswell", "HaswellX",
+                 "Broadwell", "BroadwellDE", "BroadwellX")},
+    "Skylake": (4, None), "SkylakeX": (4, None),
+    "AlderLakeE": (5, "# Gracemont, E-core TMA (section 2a)"),
+    "Zen2": (6, "# dispatch width (unverified for Zen 2, section 7)"),
+    "Zen3": (6, "# dispatch width (unverified for Zen 3, section 7)"),
+    "Zen4": (6, "# dispatch width"),
+}
+WIDTH_UNKNOWN = "# issue_width: not in METRICS-FACTS for this core (section 2a/2c): the slot-based top-down metrics print n/a"
+
+# peak_flop_per_cycle (section 5, single precision); None with a reason = left out.
+PEAK = {
+    "Skylake": (32, "# single precision, 2 x 256-bit FMA (section 5)"),
+    "SkylakeX": (None, "# peak_flop_per_cycle: 64 or 32 (one or two 512-bit FMA units per SKU, section 5): unknown here"),
+    "IceLake": (None, "# peak_flop_per_cycle: 32 for Ice Lake client is not verified (sections 5, 7): left out"),
+    "IceLakeX": (None, "# peak_flop_per_cycle: 64 for Ice Lake-SP is not verified per SKU (sections 5, 7): left out"),
+    "AlderLakeP": (None, "# peak_flop_per_cycle: 32 for Golden Cove is not verified (sections 5, 7): left out"),
+    "SapphireRapids": (64, "# single precision, 2 x 512-bit FMA (section 5; FP16 would be 128)"),
+    "Zen2": (32, "# single precision, 2 x 256-bit FMA (section 5)"),
+    "Zen3": (32, "# single precision, 2 x 256-bit FMA (section 5)"),
+    "Zen4": (32, "# single precision, 2 x 256-bit FMA, 512-bit ops double-pumped (section 5)"),
+}
+PEAK_UNKNOWN = "# peak_flop_per_cycle: not in METRICS-FACTS section 5 for this core: FP_PEAK_UTILIZATION prints n/a"
+
+INTEL_FIXED = {"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC"}
+AMD_FIXED = {"MPERF", "APERF"}
+CONSTS = {"tsc_hz", "issue_width", "peak_flop_per_cycle", "N1", "N2", "N3", "N4", "RDTSC"}
+
+# ---------------------------------------------------------------------------
+# Metric definitions: (name, [alternative expressions]). Order = output order.
+
+CPI_INTEL = [
+    ("CPI", ["CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY"]),
+    ("NOMINAL_CPI", ["CPU_CLK_UNHALTED.REF_TSC / INST_RETIRED.ANY"]),
+    ("TSC_PER_INST", ["RDTSC / INST_RETIRED.ANY"]),
+    ("IPC", ["INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD"]),
+    ("EFFECTIVE_MHZ", ["CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * tsc_hz / 1e6"]),
+    ("REF_PER_TSC", ["CPU_CLK_UNHALTED.REF_TSC / RDTSC"]),
+]
+# AMD: cycles 076, instructions 0C0, reference cycles 120/01 (Zen 4+) or MPERF (section 1c, 4)
+AMD_CYC = ["CYCLES_NOT_IN_HALT", "LS_NOT_HALTED_CYC"]
+AMD_INS = ["RETIRED_INSTRUCTIONS", "EX_RET_INSTR"]
+AMD_REF = ["P0_FREQ_CYCLES_NOT_IN_HALT.P0_FREQ_CYCLES", "LS_NOT_HALTED_P0_CYC.P0_FREQ_CYC", "MPERF"]
+
+
+def amd(expr_tpl):
+    """Alternatives of an AMD expression over the cycle/instruction/reference names."""
+    out = []
+    for c, i in zip(AMD_CYC, AMD_INS):
+        for r in AMD_REF:
+            e = expr_tpl.format(CYC=c, INS=i, REF=r)
+            if e not in out:
+                out.append(e)
+    return out
+
+
+CPI_AMD = [
+    ("CPI", amd("{CYC} / {INS}")),
+    ("NOMINAL_CPI", amd("{REF} / {INS}")),
+    ("TSC_PER_INST", amd("RDTSC / {INS}")),
+    ("IPC", amd("{INS} / {CYC}")),
+    ("EFFECTIVE_MHZ", amd("{CYC} / {REF} * tsc_hz / 1e6")),
+    ("REF_PER_TSC", amd("{REF} / RDTSC")),
+]
+
+MEM_INTEL = [
+    ("L1D_MISS_RATIO", ["MEM_LOAD_RETIRED.L1_MISS / MEM_INST_RETIRED.ALL_LOADS",
+                        "MEM_LOAD_UOPS_RETIRED.L1_MISS / MEM_UOPS_RETIRED.ALL_LOADS"]),
+    ("L2_MISS_RATIO", ["MEM_LOAD_RETIRED.L2_MISS / MEM_LOAD_RETIRED.L1_MISS",
+                       "MEM_LOAD_UOPS_RETIRED.L2_MISS / MEM_LOAD_UOPS_RETIRED.L1_MISS"]),
+    ("L3_MISS_RATIO", ["MEM_LOAD_RETIRED.L3_MISS / MEM_LOAD_RETIRED.L2_MISS",
+                       "MEM_LOAD_UOPS_RETIRED.L3_MISS / MEM_LOAD_UOPS_RETIRED.L2_MISS",
+                       "MEM_LOAD_UOPS_RETIRED.LLC_MISS / MEM_LOAD_UOPS_RETIRED.L2_MISS",
+                       "MEM_LOAD_UOPS_RETIRED.DRAM_HIT / MEM_LOAD_UOPS_RETIRED.L2_MISS"]),
+    ("LLC_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE"]),
+    ("DTLB_WALKS_PKI", ["1000 * DTLB_LOAD_MISSES.WALK_COMPLETED / INST_RETIRED.ANY"]),
+    ("LOAD_MISS_LATENCY", ["L1D_PEND_MISS.PENDING / MEM_LOAD_COMPLETED.L1_MISS_ANY",
+                           "L1D_PEND_MISS.PENDING / (MEM_LOAD_RETIRED.L1_MISS + MEM_LOAD_RETIRED.FB_HIT)",
+                           "L1D_PEND_MISS.PENDING / (MEM_LOAD_UOPS_RETIRED.L1_MISS + MEM_LOAD_UOPS_RETIRED.HIT_LFB)"]),
+]
+
+# AMD: demand L1D fills by source (043), L2 status of data-cache reads (064), walks (045 L2 miss)
+ZEN2_FILLS = ["DATA_CACHE_REFILLS_FROM_SYSTEM." + u for u in
+              ("MABRESP_LCL_L2", "LS_MABRESP_LCL_CACHE", "LS_MABRESP_LCL_DRAM", "LS_MABRESP_RMT_CACHE", "LS_MABRESP_RMT_DRAM")]
+ZEN3_FILLS = ["DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM." + u for u in
+              ("LCL_L2", "INT_CACHE", "EXT_CACHE_LCL", "MEM_IO_LCL", "EXT_CACHE_RMT", "MEM_IO_RMT")]
+ZEN4_FILLS = ["DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM." + u for u in
+              ("LCL_L2", "LOCAL_CCX", "NEAR_CACHE_NEAR_FAR", "DRAM_IO_NEAR", "FAR_CACHE_NEAR_FAR", "DRAM_IO_FAR")]
+ZEN5_FILLS = ["LS_DMND_FILLS_FROM_SYS." + u for u in
+              ("LOCAL_L2", "LOCAL_CCX", "NEAR_CACHE", "DRAM_IO_NEAR", "FAR_CACHE", "DRAM_IO_FAR")]
+FILLS = [ZEN2_FILLS, ZEN3_FILLS, ZEN4_FILLS, ZEN5_FILLS]
+L2ST = ["CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.", "L2_CACHE_REQ_STAT."]
+L2ST_LAST = {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.": "LS_RD_BLK_C_S", "L2_CACHE_REQ_STAT.": "LS_RD_BLK_CS"}
+DTLB = ["L1_DTLB_MISS.", "LS_L1_D_TLB_MISS."]
+AMD_WALK_UMASKS = ("TLB_RELOAD_4K_L2_MISS", "TLB_RELOAD_COALESCED_PAGE_MISS", "TLB_RELOAD_2M_L2_MISS", "TLB_RELOAD_1G_L2_MISS")
+
+MEM_AMD = [
+    ("L1D_FILLS", [" + ".join(f) for f in FILLS]),
+    ("L1D_MISS_RATIO", ["L1D_FILLS / LS_DISPATCH.LD_DISPATCH"]),
+    ("L2_ACCESSES", [" + ".join(p + u for u in ("LS_RD_BLK_C", "LS_RD_BLK_X", "LS_RD_BLK_L_HIT_S", "LS_RD_BLK_L_HIT_X", L2ST_LAST[p]))
+                     for p in L2ST]),
+    ("L2_MISS_RATIO", [p + "LS_RD_BLK_C / L2_ACCESSES" for p in L2ST]),
+    ("L3_MISS_RATIO", ["(L1D_FILLS - {0} - {1}) / (L1D_FILLS - {0})".format(f[0], f[1]) for f in FILLS]),
+    ("DTLB_WALKS", [" + ".join(p + u for u in AMD_WALK_UMASKS) for p in DTLB]),
+    ("DTLB_WALKS_PKI", amd("1000 * DTLB_WALKS / {INS}")),
+]
+
+# Top-down level 1 (section 2a Intel, 2b PERF_METRICS, 2c AMD)
+TD_PERF_METRICS = [
+    ("TD_FRONTEND_BOUND", ["TOPDOWN.FE_BOUND / TOPDOWN.SLOTS"]),
+    ("TD_BAD_SPECULATION", ["TOPDOWN.BAD_SPEC / TOPDOWN.SLOTS"]),
+    ("TD_RETIRING", ["TOPDOWN.RETIRING / TOPDOWN.SLOTS"]),
+    ("TD_BACKEND_BOUND", ["TOPDOWN.BE_BOUND / TOPDOWN.SLOTS"]),
+]
+TD_SKL = [
+    ("SLOTS", ["issue_width * CPU_CLK_UNHALTED.THREAD"]),
+    ("TD_FRONTEND_BOUND", ["IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS"]),
+    ("TD_BAD_SPECULATION", ["(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + issue_width * INT_MISC.RECOVERY_CYCLES) / SLOTS"]),
+    ("TD_RETIRING", ["UOPS_RETIRED.RETIRE_SLOTS / SLOTS"]),
+    ("TD_BACKEND_BOUND", ["1 - TD_FRONTEND_BOUND - (UOPS_ISSUED.ANY + issue_width * INT_MISC.RECOVERY_CYCLES) / SLOTS"]),
+]
+TD_ATOM = [
+    ("SLOTS", ["issue_width * CPU_CLK_UNHALTED.THREAD"]),
+    ("TD_FRONTEND_BOUND", ["TOPDOWN_FE_BOUND.ALL / SLOTS"]),
+    ("TD_BAD_SPECULATION", ["TOPDOWN_BAD_SPECULATION.ALL / SLOTS"]),
+    ("TD_RETIRING", ["TOPDOWN_RETIRING.ALL / SLOTS", "UOPS_RETIRED.ALL / SLOTS"]),
+    ("TD_BACKEND_BOUND", ["TOPDOWN_BE_BOUND.ALL / SLOTS"]),
+]
+TD_ZEN2 = [
+    ("SLOTS", ["issue_width * CYCLES_NOT_IN_HALT"]),
+    ("TD_FRONTEND_BOUND", ["UOPS_QUEUE_EMPTY / CYCLES_NOT_IN_HALT"]),
+    ("TD_RETIRING", ["RETIRED_UOPS / SLOTS", "RETIRED_OPS / SLOTS"]),
+    ("TD_BAD_SPECULATION", ["(UOPS_DISPATCHED_FROM_DECODER.DECODER_DISPATCHED + UOPS_DISPATCHED_FROM_DECODER.OPCACHE_DISPATCHED - RETIRED_UOPS) / SLOTS",
+                            "(OPS_TYPE_DISPATCHED_FROM_DECODER.FP_DISP_IBS_MODE + OPS_TYPE_DISPATCHED_FROM_DECODER.INT_DISP_IBS_MODE - RETIRED_OPS) / SLOTS"]),
+    ("TD_BACKEND_BOUND", ["1 - TD_FRONTEND_BOUND - TD_RETIRING - TD_BAD_SPECULATION"]),
+]
+TD_ORDER = ["TD_FRONTEND_BOUND", "TD_BAD_SPECULATION", "TD_RETIRING", "TD_BACKEND_BOUND"]
+TD_ZEN4 = [
+    ("SLOTS", ["issue_width * CYCLES_NOT_IN_HALT", "issue_width * LS_NOT_HALTED_CYC"]),
+    ("TD_FRONTEND_BOUND", ["DISPATCH_STALLS_1.FE_NO_OPS / SLOTS", "DE_NO_DISPATCH_PER_SLOT.NO_OPS_FROM_FRONTEND / SLOTS"]),
+    ("TD_BAD_SPECULATION", ["(OPS_SOURCE_DISPATCHED_FROM_DECODER.DECODER + OPS_SOURCE_DISPATCHED_FROM_DECODER.OPCACHE + OPS_SOURCE_DISPATCHED_FROM_DECODER.LOOP_BUFFER - RETIRED_OPS) / SLOTS",
+                            "(DE_SRC_OP_DISP.ALL - EX_RET_OPS) / SLOTS"]),
+    ("TD_RETIRING", ["RETIRED_OPS / SLOTS", "EX_RET_OPS / SLOTS"]),
+    ("TD_BACKEND_BOUND", ["DISPATCH_STALLS_1.BE_STALLS / SLOTS", "DE_NO_DISPATCH_PER_SLOT.BACKEND_STALLS / SLOTS"]),
+    ("TD_SMT_CONTENTION", ["DISPATCH_STALLS_1.SMT_CONTENTION / SLOTS", "DE_NO_DISPATCH_PER_SLOT.SMT_CONTENTION / SLOTS"]),
+]
+
+FP = "FP_ARITH_INST_RETIRED."
+FLOPS_INTEL = [
+    ("FLOP", [" + ".join(("{} * ".format(w) if w > 1 else "") + FP + u for w, u in terms) for terms in (
+        [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
+         (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE")],
+        [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
+         (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE")])]),
+    ("FLOP_PER_CYCLE", ["FLOP / CPU_CLK_UNHALTED.THREAD"]),
+    ("FP_PEAK_UTILIZATION", ["FLOP_PER_CYCLE / peak_flop_per_cycle"]),
+]
+FLOPS_AMD = [
+    ("FLOP", ["RETIRED_SSE_AVX_FLOPS.ANY", "FP_RET_SSE_AVX_OPS.ALL"]),
+    ("FLOP_PER_CYCLE", ["FLOP / " + c for c in AMD_CYC]),
+    ("FP_PEAK_UTILIZATION", ["FLOP_PER_CYCLE / peak_flop_per_cycle"]),
+]
+
+# Codemon (section 3b with the roles of 3a, latency model 3c). Skylake to Tiger Lake
+# (CYCLE_ACTIVITY.STALLS_MEM_ANY) or Golden Cove (EXE_ACTIVITY.BOUND_ON_LOADS and
+# MEMORY_ACTIVITY.STALLS_L1D_MISS in their place, 3a/3b row 11).
+CODEMON = [
+    ("CM_B", ["UOPS_RETIRED.STALL_CYCLES", "UOPS_RETIRED.STALLS"]),
+    ("CM_USEFUL_I", ["INST_RETIRED.ANY - INST_RETIRED.NOP"]),
+    ("PROG_CPUI", ["CPU_CLK_UNHALTED.THREAD / CM_USEFUL_I"]),
+    ("PROG_CPI", ["CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY"]),
+    ("PROG_UCPUI", ["(CPU_CLK_UNHALTED.THREAD - CM_B) / CM_USEFUL_I"]),
+    ("PROG_UCPI", ["(CPU_CLK_UNHALTED.THREAD - CM_B) / INST_RETIRED.ANY"]),
+    ("PROG_DELAY_RATIO", ["CM_B / CPU_CLK_UNHALTED.THREAD"]),
+    ("FLUSH_RATIO", ["INT_MISC.RECOVERY_CYCLES / CM_B"]),
+    ("L1D_FPU_RATIO", ["(CYCLE_ACTIVITY.STALLS_MEM_ANY - CYCLE_ACTIVITY.STALLS_L1D_MISS) / CM_B",
+                       "(EXE_ACTIVITY.BOUND_ON_LOADS - MEMORY_ACTIVITY.STALLS_L1D_MISS) / CM_B"]),
+    ("EXE_RATIO", ["(CYCLE_ACTIVITY.STALLS_L1D_MISS + CYCLE_ACTIVITY.STALLS_TOTAL - CYCLE_ACTIVITY.STALLS_MEM_ANY) / CM_B",
+                   "(MEMORY_ACTIVITY.STALLS_L1D_MISS + CYCLE_ACTIVITY.STALLS_TOTAL - EXE_ACTIVITY.BOUND_ON_LOADS) / CM_B"]),
+    ("OTHER_BE_RATIO", ["EXE_ACTIVITY.BOUND_ON_STORES / CM_B"]),
+    ("FE_RATIO", ["IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / CM_B"]),
+    ("PROG_ACCESS_DELAY_RATIO", ["(CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / CM_B",
+                                 "(EXE_ACTIVITY.BOUND_ON_LOADS + EXE_ACTIVITY.BOUND_ON_STORES) / CM_B"]),
+    ("CM_L2_MISS_RATIO", ["MEM_LOAD_RETIRED.L2_MISS / MEM_LOAD_RETIRED.L1_MISS"]),
+    ("CM_L3_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE"]),
+    ("CM_LATENCY_BUBBLES", ["MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2 + MEM_LOAD_RETIRED.L3_MISS * N3"]),
+    ("CACHE_DELAY_RATIO", ["(MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2) / CM_LATENCY_BUBBLES"]),
+    ("MEM_DELAY_RATIO", ["MEM_LOAD_RETIRED.L3_MISS * N3 / CM_LATENCY_BUBBLES"]),
+    ("TLB_DELAY_RATIO", ["DTLB_LOAD_MISSES.WALK_COMPLETED * N4 / (CM_LATENCY_BUBBLES + DTLB_LOAD_MISSES.WALK_COMPLETED * N4)"]),
+]
+# Only if FLOP exists (the flops group's helper); not required for the group.
+CODEMON_FP = [
+    ("FP_SPEED", ["FLOP / (RDTSC / tsc_hz)"]),
+    ("SYS_UTILIZE", ["FLOP / CPU_CLK_UNHALTED.THREAD / peak_flop_per_cycle"]),
+]
+HELPERS = {"SLOTS", "L1D_FILLS", "L2_ACCESSES", "DTLB_WALKS", "FLOP", "CM_B", "CM_USEFUL_I", "CM_LATENCY_BUBBLES"}
+# Helpers that are also printed (part of the group list).
+PRINTED_HELPERS = {"FLOP"}
+
+IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def read_events(path):
+    names = set()
+    vendor = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# vendor:"):
+                vendor = line.split(":", 1)[1].strip()
+            line = line.split("#", 1)[0].split()
+            if len(line) >= 2:
+                names.add(line[1])
+    return vendor, names
+
+
+def prefixes():
+    out = []
+    with open(os.path.join(CONFIGS, "cpu_map.txt")) as f:
+        for line in f:
+            w = line.split("#", 1)[0].split()
+            for p in w[3:5]:
+                if p not in out and os.path.exists(os.path.join(CONFIGS, "cfg_%s_common.txt" % p)):
+                    out.append(p)
+    return out
+
+
+class File:
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.configs = ["cfg_%s_common.txt" % prefix]
+        for suffix in ("_all.txt", "_all_core.txt"):
+            if os.path.exists(os.path.join(CONFIGS, "cfg_" + prefix + suffix)):
+                self.configs.append("cfg_" + prefix + suffix)
+        self.vendor, self.events = None, set()
+        for c in self.configs:
+            v, ev = read_events(os.path.join(CONFIGS, c))
+            self.vendor = self.vendor or v
+            self.events |= ev
+        if self.vendor == "amd":  # as the Zen 2-4 files: the full list has every event
+            self.configs = self.configs[1:]
+        if prefix in PERF_METRICS_PREFIXES:
+            self.configs.append(TOPDOWN_CONFIG)
+            self.events |= read_events(os.path.join(CONFIGS, TOPDOWN_CONFIG))[1]
+        self.fixed = INTEL_FIXED if self.vendor == "intel" else AMD_FIXED
+        self.defined = {}  # metric name -> expression
+        self.lines = []
+        self.groups = {}
+
+    def usable(self, expr):
+        for m in IDENT.finditer(expr):
+            name = m.group(0)
+            tail = expr[m.end():].lstrip()
+            if name in ("min", "max") and tail.startswith("("):
+                continue
+            if name in CONSTS or name in self.fixed or name in self.defined or name in self.events:
+                continue
+            if re.fullmatch(r"\d.*", name):
+                continue
+            return False
+        return True
+
+    def pick(self, metrics):
+        """[(name, expr)] of the metrics that have an alternative here."""
+        out = []
+        saved = dict(self.defined)
+        for name, alts in metrics:
+            for e in alts:
+                if self.usable(e):
+                    out.append((name, e))
+                    self.defined[name] = e
+                    break
+        self.defined = saved
+        return out
+
+    def emit(self, group, comment, metrics, need=None, extra=(), order=None):
+        """Adds the group if every metric of `need` (default: all) has an alternative."""
+        picked = self.pick(metrics)
+        have = {n for n, _ in picked}
+        need = [n for n, _ in metrics] if need is None else need
+        if not all(n in have for n in need) or not (have - HELPERS):
+            return False
+        for name, e in picked:
+            self.defined[name] = e
+        picked += self.pick(extra)
+        for name, e in picked:
+            self.defined[name] = e
+        self.lines.append("")
+        self.lines.extend(comment)
+        self.lines.extend("%s = %s" % (n, e) for n, e in picked)
+        members = [n for n, _ in picked if n not in HELPERS or n in PRINTED_HELPERS]
+        if order:
+            members = [n for n in order if n in members]
+        self.lines.append("group %s: %s" % (group, " ".join(members)))
+        self.groups[group] = members
+        return True
+
+    def build(self):
+        p, intel = self.prefix, self.vendor == "intel"
+        if intel:
+            self.emit("cpi", ["# cpi (section 4)"], CPI_INTEL)
+            self.emit("memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): retired loads by where they hit"],
+                      MEM_INTEL, need=[])
+            if p in PERF_METRICS_PREFIXES:
+                self.emit("topdown", ["# topdown level 1 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
+                                      "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS"],
+                          TD_PERF_METRICS)
+            elif not self.emit("topdown", ["# topdown level 1 without PERF_METRICS (section 2a; assumes SMT off: THREAD, not THREAD_ANY/2)"],
+                               TD_SKL):
+                self.emit("topdown", ["# topdown level 1 of the E-cores (section 2a Gracemont, E-core TMA; section 1b)"], TD_ATOM)
+            self.emit("flops", ["# flops (section 1a FP notes: one count per instruction, weighted by lanes; FMA counts twice)"],
+                      FLOPS_INTEL)
+            self.emit("codemon", [
+                "# codemon (section 3b, Codemon's indicators on x86; symbols of 3a): C cycles,",
+                "# I instructions, N NOPs, B stall cycles (no uop retired), then its overlapping",
+                "# parts (not a partition, unlike top-down). The latency model (3c) uses the",
+                "# -calibrate penalties N1..N3; its TLB term W*N4 stays out until N4 is calibrated."],
+                CODEMON, extra=CODEMON_FP)
+        else:
+            self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
+            self.emit("memory", ["# memory (sections 1c, 3a, 3c): demand L1D fills by source, L2 status of data-cache reads"],
+                      MEM_AMD, need=[])
+            if not self.emit("topdown", ["# topdown level 1: pipeline utilization (section 2c)"], TD_ZEN4):
+                self.emit("topdown", ["# topdown level 1: the approximation of section 2c (no per-slot dispatch events; indicative only)"],
+                          TD_ZEN2, order=TD_ORDER)
+            self.emit("flops", ["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
+                                "# the image pairs it with the MergeEvent, README \"AMD merged counter pairs\")"], FLOPS_AMD)
+
+    def text(self):
+        self.build()
+        uses = lambda s: any(s in l for l in self.lines)  # noqa: E731
+        head = ["# Derived metrics: %s (format: configs/README.md \"Metric files\")." % FAMILY.get(self.prefix, self.prefix),
+                "# Generated by tools/configgen/gen_metrics.py from the events of its configs; do not edit.",
+                "# Regenerate: make metric-files. Groups: %s." % ", ".join(self.groups),
+                "# Formulas and event codes: METRICS-FACTS.md sections %s" % (
+                    "1a/1b (events), 2a/2b (top-down),\n# 3b/3c (Codemon, load latency), 4 (TSC and CPI), 5 (peak FLOP)."
+                    if self.vendor == "intel" else
+                    "1c (events), 2c (top-down),\n# 3a/3c (Codemon mapping), 4 (TSC and CPI), 5 (peak FLOP)."),
+                "config " + " ".join(self.configs)]
+        if uses("issue_width"):
+            w = WIDTH.get(self.prefix)
+            if w:
+                head.append("const issue_width = %d" % w[0] + ("   " + w[1] if w[1] else ""))
+            else:
+                head.append(WIDTH_UNKNOWN)
+        if uses("peak_flop_per_cycle"):
+            v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
+            head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
+        missing = [g for g in ("memory", "topdown", "flops", "codemon") if g not in self.groups]
+        if self.vendor == "amd" and "codemon" in missing:
+            missing.remove("codemon")
+            head.append("# No codemon group: only the Intel P-core mapping of section 3a/3b is written.")
+        if missing:
+            head.append("# Not here (events missing from the configs): %s." % ", ".join(missing))
+        return "\n".join(head + self.lines) + "\n"
+
+
+def generate():
+    return {p + ".txt": File(p).text() for p in prefixes()}
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--check":
+        status = 0
+        files = generate()
+        mdir = os.path.join(CONFIGS, "metrics")
+        for name, text in sorted(files.items()):
+            path = os.path.join(mdir, name)
+            old = open(path).read() if os.path.exists(path) else ""
+            if old != text:
+                sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True), path, name + " (generated)"))
+                status = 1
+        for name in sorted(os.listdir(mdir)):
+            if name.endswith(".txt") and not name.startswith("arch_") and name not in files:
+                print("gen_metrics: configs/metrics/%s is no longer generated" % name)
+                status = 1
+        if status:
+            print("gen_metrics: configs/metrics/ differs from the generator output; run 'make metric-files'")
+        return status
+    out = argv[1] if len(argv) > 1 else os.path.join(CONFIGS, "metrics")
+    os.makedirs(out, exist_ok=True)
+    for name, text in sorted(generate().items()):
+        with open(os.path.join(out, name), "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
