@@ -812,7 +812,28 @@ wrmsr 0x38f 0x700000001" "$out" || return 1
     expect_eq "memory groups" "# metrics memory from configs/metrics/Skylake.txt: 9 events added, fixed counters read
 group 1: INST@PMC0 MEM_LOAD_RETIRED.L1_MISS@PMC1 MEM_INST_RETIRED.ALL_LOADS@PMC2 MEM_LOAD_RETIRED.L2_MISS@PMC3
 group 2: MEM_LOAD_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_CACHE.REFERENCE@PMC2 DTLB_LOAD_MISSES.WALK_COMPLETED@PMC3
-group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# metrics\|^group' <<<"$out")"
+group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# metrics\|^group' <<<"$out")" || return 1
+    # Ice Lake-SP and Sapphire Rapids: topdown from PERF_METRICS, with fixed
+    # counter 3 (FIXED_CTR3 and PERF_METRICS zeroed, FIXED_CTR_CTRL 15:12,
+    # GLOBAL_CTRL bits 48, 35 and PMC0).
+    local model
+    for model in 0x6a 0x8f; do
+        out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop -config "$TMP/inst.cfg" -metrics topdown) || return 1
+        expect_eq "topdown $model" "group 1: INST@PMC0 TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.SLOTS@FIXED3 TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS
+wrmsr 0x30c 0x0
+wrmsr 0x329 0x0
+wrmsr 0x38d 0x3000
+wrmsr 0x38f 0x1000800000001" "$(grep '^group' <<<"$out"; tail -4 <<<"$out")" || return 1
+    done
+    # Zen 4 flops: event 003H on an even counter, the MergeEvent FFFH on the odd
+    # one programmed first (PPR "Large Increment per Cycle Events").
+    printf '0C0.00 INST\n' > "$TMP/amdinst.cfg"
+    out=$($NB -plan -plan_cpu amd:0x19:0x61:6 -asm nop -config "$TMP/amdinst.cfg" -metrics flops) || return 1
+    expect_eq "zen4 flops" "# metrics flops from configs/metrics/Zen4.txt: 2 events added
+group 1: INST@PMC2 CYCLES_NOT_IN_HALT@PMC3 RETIRED_SSE_AVX_FLOPS.ANY@PMC0+MERGE@PMC1{0,2,4}
+wrmsr 0xc0010202 0xf004000ff
+wrmsr 0xc0010200 0x431f03
+wrmsr 0xc0000301 0xf" "$(grep '^# metrics\|^group' <<<"$out"; tail -3 <<<"$out")"
 }
 
 # -plan of a suite: one heading per benchmark, each with its own config,
