@@ -800,6 +800,27 @@ TABLE
 # model 0x5e) adds what its groups need, as the image does: cpi reads only the
 # fixed counters (programmed with group 1: IA32_FIXED_CTR_CTRL 0x333, global
 # enable bits 32-34), memory adds nine events that the scheduler places.
+# The up-to-date check before every run costs a find, not a make: make runs
+# only when a build input is newer than build/.up-to-date (written after
+# a successful make), and again after any change.
+test_build_check() {
+    local shim=$TMP/make-shim out
+    mkdir -p "$shim"
+    printf '#!/bin/sh\necho "make $*" >>"%s/make.calls"\nexec /usr/bin/make "$@"\n' "$TMP" >"$shim/make"
+    chmod +x "$shim/make"
+    rm -f "$TMP/make.calls"
+    PATH=$shim:$PATH $NB -plan -plan_cpu intel:6:0x5e:2 -asm nop >/dev/null || return 1
+    PATH=$shim:$PATH $NB -plan -plan_cpu intel:6:0x5e:2 -asm nop >/dev/null || return 1
+    expect_eq "make calls when current" "" "$(cat "$TMP/make.calls" 2>/dev/null | grep -v '^$' | sed -n '2,$p')" || return 1
+    touch -d '2000-01-01' build/.up-to-date
+    rm -f "$TMP/make.calls"
+    PATH=$shim:$PATH $NB -plan -plan_cpu intel:6:0x5e:2 -asm nop >/dev/null || return 1
+    expect_eq "make calls after a change" "make -C $PWD -s --no-print-directory deps all" "$(cat "$TMP/make.calls" 2>/dev/null)" || return 1
+    rm -f "$TMP/make.calls"
+    PATH=$shim:$PATH $NB -plan -plan_cpu intel:6:0x5e:2 -asm nop >/dev/null || return 1
+    expect_eq "make calls once current again" "" "$(cat "$TMP/make.calls" 2>/dev/null)"
+}
+
 test_plan_metrics() {
     printf 'C0.00 INST\n' > "$TMP/inst.cfg"
     local out
@@ -1339,6 +1360,7 @@ run_test plan test_plan
 run_test plan_topdown test_plan_topdown
 run_test plan_merge test_plan_merge
 run_test plan_suite test_plan_suite
+run_test build_check test_build_check
 run_test plan_metrics test_plan_metrics
 run_test plan_refused_cpus test_plan_refused_cpus
 run_test faults test_faults
