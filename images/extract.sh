@@ -23,9 +23,10 @@ export MTOOLS_SKIP_CHECK=1
 first=$("${NB_GPT:-$(dirname "$0")/../build/host/nb_gpt}" first-lba "$img") || die "$img: no GPT partition 1"
 part="$img@@$((first * 512))"
 
-mdir -i "$part" ::/nanobench/results >/dev/null 2>&1 || die "$img: no nanobench/results folder"
+# One mdir answers both questions (each mtools call costs about 10 ms).
+listing=$(mdir -i "$part" -b ::/nanobench/results 2>/dev/null) || die "$img: no nanobench/results folder"
 mkdir -p "$dest"
-if [ -z "$(mdir -i "$part" -b ::/nanobench/results 2>/dev/null)" ]; then
+if [ -z "$listing" ]; then
     echo "extract: $img: nanobench/results is empty" >&2
     exit 0
 fi
