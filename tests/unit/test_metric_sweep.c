@@ -16,7 +16,8 @@
  * for every programmed counter, distinct per counter configuration
  * (101 + 37k hundredths for the k-th configuration seen, so no two add up to
  * a third), plus distinct fixed counters, MPERF/APERF, TSC and
- * IA32_PERF_METRICS fields. Then every metric of the group must print a
+ * IA32_PERF_METRICS fields; AMD's event 003H counts only with the
+ * MergeEvent on the odd counter after it. Then every metric of the group must print a
  * number when all its inputs are counters, RDTSC, the TSC frequency (given)
  * or constants the file sets; a metric that needs N1..N4 (calibration) or a
  * constant the file leaves out must print n/a with that reason (the reason
@@ -151,6 +152,13 @@ static bool fixed_counting(unsigned i)
     return (ctrl & (FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR)) && (global >> (GLOBAL_CTRL_FIXED_SHIFT + i) & 1);
 }
 
+static bool merged_with_next(unsigned i)
+{
+    uint64_t odd;
+    return i % 2 == 0 && gp_counting(i + 1, &odd) &&
+           (odd & AMD_PERF_CTL_MERGE_ENABLE) == AMD_PERF_CTL_MERGE_ENABLE;
+}
+
 static void fake_run(void *arg, struct codegen_data *data, const struct counter_read *reads, size_t n_reads,
                      int64_t copies)
 {
@@ -182,6 +190,14 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
         } else {
             uint64_t sel;
             n = gp_counting(r->ecx, &sel) ? count(rate_of(sel_key(sel)), copies) : 0;
+            /*
+             * AMD's Large Increment event 003H loses all but 15 per cycle on a
+             * counter alone (PPR "Large Increment per Cycle Events"): here it
+             * counts nothing unless the odd counter after it holds the
+             * enabled MergeEvent.
+             */
+            if (sw.amd && (sel_key(sel) & 0xFFF) == 0x003 && !merged_with_next(r->ecx))
+                n = 0;
         }
         data->m1[k] = m1;
         data->m2[k] = m1 + n;
