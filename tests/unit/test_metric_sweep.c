@@ -262,19 +262,18 @@ static bool cpu_for(const char *map, const char *prefix, struct pmu_model_cpu *c
     }
     for (const char *line = map; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         char vendor[16], p[64], e[64] = "";
-        unsigned family, model;
-        if (*line == '#' || sscanf(line, "%15s %i %i %63s %63[^ \n#]", vendor, (int *)&family, (int *)&model,
-                                   p, e) < 4)
+        int family, model;
+        if (*line == '#' || sscanf(line, "%15s %i %i %63s %63[^ \n#]", vendor, &family, &model, p, e) < 4)
             continue;
         bool as_p = strcmp(p, prefix) == 0, as_e = e[0] && strcmp(e, prefix) == 0;
         if (!as_p && !as_e)
             continue;
         enum cpu_vendor v = strcmp(vendor, "amd") == 0 ? VENDOR_AMD : VENDOR_INTEL;
-        const struct pmu_model *known = pmu_model_find(v, family, model);
+        const struct pmu_model *known = pmu_model_find(v, (uint32_t)family, (uint32_t)model);
         if (!known)
             return false;
         *row = *known;
-        row->model = model;
+        row->model = (uint32_t)model;
         row->model_last = 0;
         if (row->hybrid)
             c->core_type = as_p ? HYBRID_CORE_CORE : HYBRID_CORE_ATOM;
