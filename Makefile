@@ -27,7 +27,7 @@ COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c
 DEFAULT_SUITE := configs/default.suite
 IMAGE := images/nanobench.img
 
-.PHONY: all deps host-tools image run test qemu-test clean
+.PHONY: all deps host-tools image run test qemu-test metrics-plan-sweep clean
 
 all: efi host-tools
 
@@ -71,9 +71,14 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
+	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory qemu-test
+
+# Every group of every configs/metrics file through -plan on a processor that uses it.
+metrics-plan-sweep: $(HOST_BUILD)/nb_compile
+	tests/metrics_plan_sweep.sh
 
 clean:
 	rm -rf build $(IMAGE)

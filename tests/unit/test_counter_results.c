@@ -83,6 +83,19 @@ static bool gp_counting(unsigned i, uint16_t *event, uint8_t *umask)
     return (sel & PERFEVTSEL_EN) && (global >> i & 1);
 }
 
+/*
+ * AMD Large Increment event (003H, Retired SSE/AVX FLOPs) on counter i: it
+ * counts in full only when the odd counter i+1 holds the enabled MergeEvent
+ * (and PerfCntrGlobalCtl enables it); otherwise it is capped at 15 per cycle.
+ */
+static bool merged_with_next(unsigned i)
+{
+    uint64_t odd = host_msr_get(hw.h, MSR_AMD_PERF_CTL0 + 2 * (i + 1));
+    uint64_t global = host_msr_get(hw.h, MSR_AMD_PERF_CNTR_GLOBAL_CTL);
+    return i % 2 == 0 && (odd & AMD_PERF_CTL_MERGE_ENABLE) == AMD_PERF_CTL_MERGE_ENABLE &&
+           (global >> (i + 1) & 1);
+}
+
 static bool fixed_counting(unsigned i)
 {
     uint64_t ctrl = host_msr_get(hw.h, MSR_IA32_FIXED_CTR_CTRL) >> (4 * i);
@@ -137,7 +150,13 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
             /* RDPMC returns the counter's width only (SDM vol. 2B RDPMC). */
             mask = (1ull << hw.gp_width) - 1;
             m1 = hw.gp_start & mask;
-            n = on ? count(rate_of(event, umask), copies) : 0;
+            int64_t centi = rate_of(event, umask);
+            if (hw.amd && event == 0x003 && !merged_with_next(r->ecx)) {
+                /* A counter alone adds at most 15 per cycle (PPR "Large Increment per Cycle Events"). */
+                int64_t cap = 15 * rate_of(0x076, 0x00);
+                centi = centi < cap ? centi : cap;
+            }
+            n = on ? count(centi, copies) : 0;
         }
         data->m1[k] = m1;
         data->m2[k] = (m1 + n) & mask;
@@ -894,5 +913,139 @@ NB_TEST(results_metrics_codemon_skylake)
                  "FP_SPEED: n/a (TSC frequency unknown)\nSYS_UTILIZE: n/a (peak_flop_per_cycle unknown for this CPU)\n"
                  "codemon: stalls are 60% of cycles; of them memory access 77%, execution 67%, the front end "
                  "25%, pipeline flushes 17% (parts overlap)\n");
+    rig_down(&x);
+}
+
+/* Per copy: 2.5 core cycles (fixed 1), 1.5 undelivered uops, 5 issued, 4 retire slots, 0.25 recovery cycles. */
+static const struct rate TOPDOWN_SKX_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x9C, 0x01, 150 }, { 0x0E, 0x01, 500 }, { 0xC2, 0x02, 400 }, { 0x0D, 0x01, 25 },
+};
+
+/*
+ * -metrics topdown on Skylake-X (METRICS-FACTS.md 2a, issue_width 4 from the
+ * file): SLOTS = 4 x 2.5 = 10. By hand: TD_FRONTEND_BOUND 1.5/10 = 0.15,
+ * TD_BAD_SPECULATION (5 - 4 + 4 x 0.25)/10 = 0.20, TD_RETIRING 4/10 = 0.40,
+ * TD_BACKEND_BOUND 1 - 0.15 - (5 + 4 x 0.25)/10 = 0.25 (the four add up to 1).
+ */
+NB_TEST(results_metrics_topdown_skylake)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, TOPDOWN_SKX_RATES, NB_ARRAY_SIZE(TOPDOWN_SKX_RATES)));
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 250;
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.15\nTD_BAD_SPECULATION: 0.20\n"
+                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.25\n");
+    rig_down(&x);
+}
+
+/* Per copy, FP_ARITH_INST_RETIRED (C7H) by umask: scalar double 1, single 2, then 0.5, 0.25, 0.5, 0.25, 0.1, 0.05. */
+static const struct rate FLOPS_SKX_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0xC7, 0x01, 100 }, { 0xC7, 0x02, 200 }, { 0xC7, 0x04, 50 }, { 0xC7, 0x08, 25 },
+    { 0xC7, 0x10, 50 },  { 0xC7, 0x20, 25 },  { 0xC7, 0x40, 10 },  { 0xC7, 0x80, 5 },
+};
+
+/*
+ * -metrics flops on Skylake-X: FLOP weights each FP_ARITH_INST_RETIRED umask
+ * by its lanes: 1 + 2 + 2 x 0.5 + 4 x 0.25 + 4 x 0.5 + 8 x 0.25 + 8 x 0.1 +
+ * 16 x 0.05 = 10.60; FLOP_PER_CYCLE 10.6/2 = 5.30 (2 core cycles, fixed 1);
+ * the file has no peak_flop_per_cycle for Skylake-X (per SKU), so
+ * FP_PEAK_UTILIZATION is n/a.
+ */
+NB_TEST(results_metrics_flops_skylake)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, FLOPS_SKX_RATES, NB_ARRAY_SIZE(FLOPS_SKX_RATES)));
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 200;
+    x.o.metrics = "flops";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nFLOP: 10.60\nFLOP_PER_CYCLE: 5.30\n"
+                 "FP_PEAK_UTILIZATION: n/a (peak_flop_per_cycle unknown for this CPU)\n");
+    rig_down(&x);
+}
+
+/*
+ * Per copy: 4 instructions, 8 load dispatches; demand L1D fills (043H) from
+ * L2 1, the local CCX 0.5, then 0.2, 0.2, 0.05, 0.05 (2 in all); L2 read
+ * requests (064H) 0.6 missing (08H) of 1; table walks (045H) 0.02 + 3 x 0.01.
+ */
+static const struct rate MEMORY_ZEN4_RATES[] = {
+    { 0x0C0, 0x00, 400 }, { 0x029, 0x01, 800 }, { 0x043, 0x01, 100 }, { 0x043, 0x02, 50 },
+    { 0x043, 0x04, 20 },  { 0x043, 0x08, 20 },  { 0x043, 0x10, 5 },   { 0x043, 0x40, 5 },
+    { 0x064, 0x08, 60 },  { 0x064, 0x10, 20 },  { 0x064, 0x20, 10 },  { 0x064, 0x40, 5 },
+    { 0x064, 0x80, 5 },   { 0x045, 0x10, 2 },   { 0x045, 0x20, 1 },   { 0x045, 0x40, 1 },
+    { 0x045, 0x80, 1 },
+};
+
+/*
+ * -metrics memory on Zen 4 (METRICS-FACTS.md 1c, 3a-3c): 16 events on 6
+ * counters. By hand: L1D_MISS_RATIO 2/8 = 0.25, L2_MISS_RATIO 0.6/(0.6 +
+ * 0.2 + 0.1 + 0.05 + 0.05) = 0.60, L3_MISS_RATIO (2 - 1 - 0.5)/(2 - 1) =
+ * 0.50, DTLB_WALKS_PKI 1000 x 0.05/4 = 12.50.
+ */
+NB_TEST(results_metrics_memory_zen4)
+{
+    struct rig x;
+    machine_tweak = zen4_medium;
+    REQUIRE(rig_up(&x, true, MEMORY_ZEN4_RATES, NB_ARRAY_SIZE(MEMORY_ZEN4_RATES)));
+    x.o.metrics = "memory";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\nL1D_MISS_RATIO: 0.25\nL2_MISS_RATIO: 0.60\nL3_MISS_RATIO: 0.50\n"
+                 "DTLB_WALKS_PKI: 12.50\n");
+    rig_down(&x);
+}
+
+/*
+ * Per copy: 2 cycles; dispatch stalls (1A0H) front end 3, back end 2.4, SMT
+ * 0.6; ops dispatched (0AAH) from the decoder 1, the op cache 4, the loop
+ * buffer 1; 4.8 ops retired (0C1H).
+ */
+static const struct rate TOPDOWN_ZEN4_RATES[] = {
+    { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x1A0, 0x01, 300 }, { 0x1A0, 0x1E, 240 },
+    { 0x1A0, 0x60, 60 },  { 0x0AA, 0x01, 100 }, { 0x0AA, 0x02, 400 }, { 0x0AA, 0x04, 100 },
+    { 0x0C1, 0x00, 480 },
+};
+
+/*
+ * -metrics topdown on Zen 4 (METRICS-FACTS.md 2c, 6 dispatch slots per
+ * cycle): SLOTS = 6 x 2 = 12. By hand: TD_FRONTEND_BOUND 3/12 = 0.25,
+ * TD_BAD_SPECULATION (1 + 4 + 1 - 4.8)/12 = 0.10, TD_RETIRING 4.8/12 = 0.40,
+ * TD_BACKEND_BOUND 2.4/12 = 0.20, TD_SMT_CONTENTION 0.6/12 = 0.05.
+ */
+NB_TEST(results_metrics_topdown_zen4)
+{
+    struct rig x;
+    machine_tweak = zen4_medium;
+    REQUIRE(rig_up(&x, true, TOPDOWN_ZEN4_RATES, NB_ARRAY_SIZE(TOPDOWN_ZEN4_RATES)));
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\nTD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.10\n"
+                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_SMT_CONTENTION: 0.05\n");
+    rig_down(&x);
+}
+
+/* Per copy: 48 FLOPs (003H) in 2 cycles: more than the 15 per cycle a counter adds alone. */
+static const struct rate FLOPS_ZEN4_RATES[] = { { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x003, 0x1F, 4800 } };
+
+/*
+ * -metrics flops on Zen 4: RETIRED_SSE_AVX_FLOPS.ANY already counts FLOPs,
+ * on an even counter merged with the MergeEvent on the odd one (the fake
+ * caps an unmerged counter at 15 per cycle, which would print FLOP: 30.00).
+ * By hand: FLOP 48.00, FLOP_PER_CYCLE 48/2 = 24.00, FP_PEAK_UTILIZATION
+ * 24/32 = 0.75 (peak_flop_per_cycle 32 from the file).
+ */
+NB_TEST(results_metrics_flops_zen4_merged_pair)
+{
+    struct rig x;
+    machine_tweak = zen4_medium;
+    REQUIRE(rig_up(&x, true, FLOPS_ZEN4_RATES, NB_ARRAY_SIZE(FLOPS_ZEN4_RATES)));
+    x.o.metrics = "flops";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\nFLOP: 48.00\nFLOP_PER_CYCLE: 24.00\nFP_PEAK_UTILIZATION: 0.75\n");
+    CHECK_EQ_INT(x.h.n_write_faults, 0);
     rig_down(&x);
 }
