@@ -1045,3 +1045,40 @@ NB_TEST(results_metrics_topdown_level2_zen4)
                  "TD_SMT_CONTENTION: 0.05\n");
     rig_down(&x);
 }
+
+/* Alder Lake-N (family 6 model BEH, Gracemont only): cpu_map picks AlderLakeE. */
+static void gracemont_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000B06E0, 0, 0, 1u << 4);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_common.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_all.txt");
+    add_repo_file(h, "configs/metrics/AlderLakeE.txt");
+}
+
+/* Per copy: FE 2.50, bad speculation 1.50 (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation restrictions). */
+static const struct rate GRACEMONT_TOPDOWN_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 150 }, { 0x73, 0x04, 100 },
+    { 0x73, 0x03, 50 },  { 0xC2, 0x00, 400 }, { 0x74, 0x00, 200 }, { 0x74, 0x01, 70 },
+};
+
+/*
+ * -metrics topdown on Gracemont: SLOTS = 5 (issue width, METRICS-FACTS 2a)
+ * x 2.00 cycles = 10 per copy. By hand: FE 0.25, bad speculation 0.15,
+ * mispredicts (73/04) 0.10, machine clears (73/03) 0.05, retiring 0.40,
+ * backend 0.20, core bound (74/01) 0.07. Nine events on 4 counters.
+ */
+NB_TEST(results_metrics_topdown_level2_gracemont)
+{
+    struct rig x;
+    machine_tweak = gracemont_medium;
+    REQUIRE(rig_up(&x, false, GRACEMONT_TOPDOWN_RATES, NB_ARRAY_SIZE(GRACEMONT_TOPDOWN_RATES)));
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 200;
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "TD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\n"
+                 "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\n");
+    rig_down(&x);
+}
