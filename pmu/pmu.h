@@ -41,6 +41,13 @@ struct pmu_desc {
     bool anythread_deprecated;   /* CPUID.0AH:EDX[15] (perfmon v5+): PERFEVTSEL.ANY is ignored */
     bool full_width_writes;      /* Intel IA32_A_PMCx */
     bool perf_metrics;           /* IA32_PERF_CAPABILITIES[15]: IA32_PERF_METRICS exists */
+    /*
+     * IA32_PERF_METRICS also has the level-2 bytes 4-7 (METRICS-FACTS 2b:
+     * Golden Cove and later P-cores, not Ice Lake/Tiger Lake). No CPUID or
+     * capability bit says so: known models only (pmu_models.c), as Linux
+     * sets num_topdown_events per model.
+     */
+    bool perf_metrics_l2;
     bool counters_from_leaf_23h; /* the bitmaps came from CPUID.23H subleaf 1 */
     bool hybrid_p_core_counters; /* P-core counters added to CPUID.0AH's common subset (Linux) */
     unsigned core_type;          /* Intel hybrid core type (CPUID.1AH), 0 if not hybrid */

@@ -133,6 +133,13 @@ static bool detect_intel(const struct nb_platform *p, const struct machine_info 
         return false;
     }
     intel_counter_masks(p, m, d, ecx_0a);
+    /*
+     * The level-2 bytes of IA32_PERF_METRICS (METRICS-FACTS 2b) only where
+     * the model is known to have them: an unknown model with PERF_METRICS
+     * gets level 1, never bytes 4-7 that may mean something else.
+     */
+    const struct pmu_model *row = pmu_model_find(VENDOR_INTEL, m->family, m->model);
+    d->perf_metrics_l2 = d->perf_metrics && row && row->perf_metrics_l2;
     if (d->n_gp == 0) {
         nb_snprintf(why, cap, "CPUID.23H reports no general-purpose counters");
         return false;

@@ -210,22 +210,26 @@ static bool parse_modifier(struct line_parser *lp, char *mod, const struct pmu_d
 /*
  * Intel event select 00H: the pseudo-encoding of the fixed-counter-only
  * events (Intel's event lists; Linux FIXED_EVENT_CONSTRAINT). 00.04
- * TOPDOWN.SLOTS and the IA32_PERF_METRICS fields 00.80-00.83 are measured
+ * TOPDOWN.SLOTS and the IA32_PERF_METRICS fields 00.80-00.87 are measured
  * through fixed counter 3 (pmu_event.h); the other fixed counters through
  * -fixed_counters. A general-purpose counter would count none of them.
+ * The level-2 fields 00.84-00.87 (bytes 4-7, METRICS-FACTS 2b) only where
+ * the CPU has them (pmu_desc.perf_metrics_l2): Ice Lake's bytes 4-7 are
+ * not Heavy Operations etc., and a refused line cannot read them.
  */
 static bool parse_topdown(struct line_parser *lp, const struct pmu_desc *d, struct pmu_event *ev,
                           bool modifiers)
 {
     bool slots = ev->umask == TOPDOWN_SLOTS_UMASK;
     bool metric = ev->umask >= TOPDOWN_METRIC_UMASK &&
-                  ev->umask < TOPDOWN_METRIC_UMASK + PERF_METRICS_L1_FIELDS;
+                  ev->umask < TOPDOWN_METRIC_UMASK + PERF_METRICS_L2_FIELDS;
+    bool level2 = metric && ev->umask >= TOPDOWN_METRIC_UMASK + PERF_METRICS_L1_FIELDS;
     if (!slots && !metric)
         return bad(lp, "%s",
                    "event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
-                   "00.04, 00.80-00.83: top-down)");
+                   "00.04, 00.80-00.87: top-down)");
     if (modifiers)
-        return bad(lp, "%s", "a top-down pseudo event (00.04, 00.80-00.83) takes no modifiers");
+        return bad(lp, "%s", "a top-down pseudo event (00.04, 00.80-00.87) takes no modifiers");
     /* Fixed counter i exists per CPUID.0AH (EDX[4:0], or the ECX bitmap of perfmon v5). */
     if (!(pmu_fixed_mask(d) & (1u << FIXED_SLOTS)))
         return bad(lp, "%s", "top-down events need fixed counter 3 (TOPDOWN.SLOTS), which this CPU does not have "
@@ -233,6 +237,9 @@ static bool parse_topdown(struct line_parser *lp, const struct pmu_desc *d, stru
     if (metric && !d->perf_metrics)
         return bad(lp, "%s", "top-down metrics need IA32_PERF_METRICS, which this CPU does not "
                              "have (IA32_PERF_CAPABILITIES[15])");
+    if (level2 && !d->perf_metrics_l2)
+        return bad(lp, "%s", "top-down level 2 (00.84-00.87) needs the level-2 fields of IA32_PERF_METRICS "
+                             "(bits 63:32, Golden Cove and later P-cores), which this CPU does not have");
     ev->topdown = slots ? TOPDOWN_SLOTS : TOPDOWN_METRIC;
     return true;
 }

@@ -48,9 +48,11 @@ enum pmu_aux {
  * encodings of Intel's event lists and Linux's sysfs events: `00.04`
  * TOPDOWN.SLOTS counts on fixed counter 3 (IA32_FIXED_CTR3); `00.80`-`00.83`
  * (Linux INTEL_TD_METRIC_RETIRING 0x8000 ... BE_BOUND 0x8300: event 00H,
- * umask 80H + field) are the level-1 fields of IA32_PERF_METRICS, reported
- * as slots (slots x field / 0xFF, Linux icl_get_metrics_event_value). None
- * takes a general-purpose counter.
+ * umask 80H + field) are the level-1 fields of IA32_PERF_METRICS and
+ * `00.84`-`00.87` (HEAVY_OPS 0x8400 ... MEM_BOUND 0x8700) its level-2 fields
+ * (Golden Cove and later P-cores, METRICS-FACTS 2b), reported as slots
+ * (slots x field / 0xFF, Linux icl_get_metrics_event_value). None takes a
+ * general-purpose counter.
  */
 enum pmu_topdown {
     TOPDOWN_NONE = 0,

@@ -48,24 +48,39 @@
 #define SKL(n, m) INTEL(n, m, 0, 4, 4, 48, 3, true, false)
 #define TREMONT(n, m) INTEL(n, m, 0, 5, 4, 48, 3, true, false)
 #define ICL(n, m) INTEL(n, m, 0, 5, 8, 48, 4, true, true)
+/*
+ * Golden Cove server cores (Sapphire/Emerald Rapids) and their successors
+ * (Granite Rapids, Redwood Cove): IA32_PERF_METRICS with the level-2 bytes
+ * (METRICS-FACTS 2b: ADL-P, SPR; Linux num_topdown_events 8 from SPR/ADL on).
+ */
+#define GLC(n, m)                                                                                  \
+    { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .version = 5, .n_gp = 8,         \
+      .gp_width = 48, .n_fixed = 4, .fixed_width = 48, .anythread_deprecated = true,               \
+      .full_width_writes = true, .perf_metrics = true, .perf_metrics_l2 = true }
 /* Alder Lake / Raptor Lake: CPUID.0AH says 6 GP and 3 fixed (the common subset). */
 #define ADL(n, m)                                                                                  \
     { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .hybrid = true, .version = 5,     \
       .n_gp = 6, .gp_width = 48, .n_fixed = 3, .fixed_width = 48, .anythread_deprecated = true,    \
-      .full_width_writes = true, .perf_metrics = true, .p_core_beyond_0ah = true }
+      .full_width_writes = true, .perf_metrics = true, .perf_metrics_l2 = true,                    \
+      .p_core_beyond_0ah = true }
 /*
  * Hybrid parts with CPUID.23H: per core type bitmaps. CPUID.0AH answers with
  * the common subset. Meteor Lake's leaf 23H is our reading, not verified on a
  * part: its GP counts (8 and 8) are the same either way, only the P-core's
  * fixed counter 3 would be missed without it.
  */
-#define HYBRID_23H(n, m, ver, gp_p, fx_p, gp_e, fx_e)                                               \
+#define HYBRID_23H(n, m, ver, gp_p, fx_p, gp_e, fx_e, l2)                                           \
     { .name = n, .vendor = VENDOR_INTEL, .family = 6, .model = m, .hybrid = true, .version = ver,   \
       .n_gp = 8, .gp_width = 48, .n_fixed = 3, .fixed_width = 48, .anythread_deprecated = true,    \
-      .full_width_writes = true, .perf_metrics = true, .leaf_23h = true, .gp_mask_p = gp_p,        \
-      .fixed_mask_p = fx_p, .gp_mask_e = gp_e, .fixed_mask_e = fx_e }
-#define MTL(m) HYBRID_23H("Meteor Lake", m, 5, 0xFF, 0xF, 0xFF, 0x7)
-#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77)
+      .full_width_writes = true, .perf_metrics = true, .perf_metrics_l2 = l2, .leaf_23h = true,    \
+      .gp_mask_p = gp_p, .fixed_mask_p = fx_p, .gp_mask_e = gp_e, .fixed_mask_e = fx_e }
+/* Redwood Cove P-core: a Golden Cove successor, level-2 bytes as on ADL-P. */
+#define MTL(m) HYBRID_23H("Meteor Lake", m, 5, 0xFF, 0xF, 0xFF, 0x7, true)
+/*
+ * Lion Cove P-core: METRICS-FACTS 2b lists the level-2 bytes for ADL-P and SPR
+ * only and says nothing of Lion Cove's IA32_PERF_METRICS, so level 1 only.
+ */
+#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77, false)
 /* AMD: model ranges from Linux arch/x86/kernel/cpu/amd.c, as configs/cpu_map.txt. */
 #define AMD(n, fam, first, last, v2)                                                               \
     { .name = n, .vendor = VENDOR_AMD, .family = fam, .model = first, .model_last = last,          \
@@ -111,8 +126,8 @@ static const struct pmu_model MODELS[] = {
     TREMONT("Tremont", 0x96), TREMONT("Tremont", 0x9C), TREMONT("Snow Ridge", 0x86),
     ICL("Ice Lake", 0x7D), ICL("Ice Lake", 0x7E), ICL("Ice Lake-X", 0x6A), ICL("Ice Lake-D", 0x6C),
     ICL("Tiger Lake", 0x8C), ICL("Tiger Lake", 0x8D), ICL("Rocket Lake", 0xA7),
-    ICL("Sapphire Rapids", 0x8F), ICL("Emerald Rapids", 0xCF), ICL("Granite Rapids", 0xAD),
-    ICL("Granite Rapids", 0xAE),
+    GLC("Sapphire Rapids", 0x8F), GLC("Emerald Rapids", 0xCF), GLC("Granite Rapids", 0xAD),
+    GLC("Granite Rapids", 0xAE),
     /* Gracemont (Alder Lake-N) and Crestmont (Sierra Forest) without P-cores: no PERF_METRICS. */
     INTEL("Alder Lake-N", 0xBE, 0, 5, 6, 48, 3, true, false),
     INTEL("Sierra Forest", 0xAF, 0, 5, 8, 48, 3, true, false),

@@ -51,6 +51,7 @@ struct pmu_model {
     bool anythread_deprecated;   /* CPUID.0AH:EDX[15] */
     bool full_width_writes;      /* IA32_PERF_CAPABILITIES[13] */
     bool perf_metrics;           /* IA32_PERF_CAPABILITIES[15] (P-core on hybrid parts) */
+    bool perf_metrics_l2;        /* its level-2 bytes 4-7 (Golden Cove and later P-cores, pmu.h) */
     /* AMD */
     bool amd_ext_core;           /* CPUID.8000_0001H:ECX[23] */
     bool amd_perfmon_v2;         /* CPUID.8000_0022H:EAX[0], EBX[3:0] = n_gp */

@@ -78,16 +78,24 @@
 /* Fixed counter 3 counts TOPDOWN.SLOTS (Intel event lists: event 00H umask 04H). */
 #define FIXED_SLOTS 3u
 /*
- * IA32_PERF_METRICS level-1 fields, one byte each (Linux INTEL_TD_METRIC_*
- * pseudo events 0x8000-0x8300 and icl_get_metrics_event_value; likwid
- * TMA0-3): 7:0 Retiring, 15:8 Bad Speculation, 23:16 Frontend Bound,
- * 31:24 Backend Bound. Golden Cove adds four level-2 bytes above (not used).
+ * IA32_PERF_METRICS fields, one byte each (METRICS-FACTS 2b; Linux
+ * INTEL_TD_METRIC_* pseudo events 0x8000-0x8700 and
+ * icl_get_metrics_event_value; likwid TMA0-7). Level 1 (Ice Lake and
+ * later): 7:0 Retiring, 15:8 Bad Speculation, 23:16 Frontend Bound, 31:24
+ * Backend Bound. Level 2 (Golden Cove and later P-cores only; on Ice Lake
+ * bits 63:32 are not these fields): 39:32 Heavy Operations, 47:40 Branch
+ * Mispredicts, 55:48 Fetch Latency, 63:56 Memory Bound.
  */
 #define PERF_METRICS_RETIRING 0u
 #define PERF_METRICS_BAD_SPEC 1u
 #define PERF_METRICS_FE_BOUND 2u
 #define PERF_METRICS_BE_BOUND 3u
 #define PERF_METRICS_L1_FIELDS 4u
+#define PERF_METRICS_HEAVY_OPS 4u
+#define PERF_METRICS_BR_MISPREDICT 5u
+#define PERF_METRICS_FETCH_LAT 6u
+#define PERF_METRICS_MEM_BOUND 7u
+#define PERF_METRICS_L2_FIELDS 8u /* level 1 and level 2 */
 #define PERF_METRICS_FIELD(value, i) (((value) >> (8u * (i))) & 0xFFu)
 #define PERF_METRICS_FULL 0xFFu /* the sum of the fields: all slots */
 

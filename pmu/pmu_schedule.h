@@ -32,7 +32,7 @@
 #include "pmu.h"
 #include "pmu_event.h"
 
-#define PMU_TOPDOWN_MAX 8
+#define PMU_TOPDOWN_MAX 9 /* TOPDOWN.SLOTS and the 8 IA32_PERF_METRICS fields */
 
 struct pmu_group {
     unsigned n;                        /* events in this group */

@@ -48,11 +48,14 @@ static void refusals_free(struct refusals *r)
     free(r->items);
 }
 
-/* The most any processor offers: every counter, fixed counter 3 and PERF_METRICS, AnyThread not deprecated. */
+/*
+ * The most any processor offers: every counter, fixed counter 3 and PERF_METRICS with its
+ * level-2 bytes, AnyThread not deprecated.
+ */
 static void refusals_for(enum cpu_vendor vendor, const char *text, size_t len, struct refusals *r)
 {
     struct pmu_desc d = { .vendor = vendor, .version = 4, .n_gp = PMU_MAX_GP, .n_fixed = 4,
-                          .perf_metrics = true };
+                          .perf_metrics = true, .perf_metrics_l2 = true };
     struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
     if (!events) {
         perror("nanobench");

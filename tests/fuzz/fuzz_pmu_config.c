@@ -221,6 +221,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool newer = (data[0] & 0x80) != 0;
     d.n_fixed = newer ? 4 : 3;
     d.perf_metrics = newer;
+    /* Bits 7 and 6 (a perfmon v5 part): IA32_PERF_METRICS with the level-2 bytes (00.84-00.87). */
+    d.perf_metrics_l2 = newer && d.anythread_deprecated;
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
     unsigned n_lines = 1;

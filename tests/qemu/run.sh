@@ -848,11 +848,15 @@ group 2: MEM_LOAD_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_C
 group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# metrics\|^group' <<<"$out")" || return 1
     # Ice Lake-SP and Sapphire Rapids: topdown from PERF_METRICS, with fixed
     # counter 3 (FIXED_CTR3 and PERF_METRICS zeroed, FIXED_CTR_CTRL 15:12,
-    # GLOBAL_CTRL bits 48, 35 and PMC0).
-    local model
+    # GLOBAL_CTRL bits 48, 35 and PMC0). Sapphire Rapids reads the level-2
+    # bytes 4-7 from the same snapshot (METRICS-FACTS 2b); Ice Lake-SP has
+    # only the four level-1 bytes. The writes are the same.
+    local model td_l1="TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.SLOTS@FIXED3 TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS"
+    local -A td_group=([0x6a]="$td_l1"
+        [0x8f]="$td_l1 TOPDOWN.FETCH_LAT@PERF_METRICS TOPDOWN.BR_MISPREDICT@PERF_METRICS TOPDOWN.HEAVY_OPS@PERF_METRICS TOPDOWN.MEM_BOUND@PERF_METRICS")
     for model in 0x6a 0x8f; do
         out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop -config "$TMP/inst.cfg" -metrics topdown) || return 1
-        expect_eq "topdown $model" "group 1: INST@PMC0 TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.SLOTS@FIXED3 TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS
+        expect_eq "topdown $model" "group 1: INST@PMC0 ${td_group[$model]}
 wrmsr 0x30c 0x0
 wrmsr 0x329 0x0
 wrmsr 0x38d 0x3000

@@ -26,6 +26,7 @@ struct rate {
     uint16_t event;
     uint8_t umask;
     int64_t centi;
+    uint8_t cmask; /* counter mask (bits 31:24); a rate with 0 also stands for any other cmask */
 };
 
 static struct fake_hw {
@@ -56,17 +57,21 @@ static uint64_t count(int64_t centi, int64_t copies)
     return (uint64_t)(centi * copies / 100) + READ_OVERHEAD;
 }
 
-static int64_t rate_of(uint16_t event, uint8_t umask)
+static int64_t rate_of(uint16_t event, uint8_t umask, uint8_t cmask)
 {
     for (size_t i = 0; i < hw.n_rates; i++) {
-        if (hw.rates[i].event == event && hw.rates[i].umask == umask)
+        if (hw.rates[i].event == event && hw.rates[i].umask == umask && hw.rates[i].cmask == cmask)
+            return hw.rates[i].centi;
+    }
+    for (size_t i = 0; i < hw.n_rates; i++) {
+        if (hw.rates[i].event == event && hw.rates[i].umask == umask && hw.rates[i].cmask == 0)
             return hw.rates[i].centi;
     }
     return 0;
 }
 
 /* A general-purpose counter counts when its control register and the global control enable it. */
-static bool gp_counting(unsigned i, uint16_t *event, uint8_t *umask)
+static bool gp_counting_cmask(unsigned i, uint16_t *event, uint8_t *umask, uint8_t *cmask)
 {
     uint64_t sel, global;
     if (hw.amd) {
@@ -74,12 +79,14 @@ static bool gp_counting(unsigned i, uint16_t *event, uint8_t *umask)
         global = host_msr_get(hw.h, MSR_AMD_PERF_CNTR_GLOBAL_CTL);
         *event = (uint16_t)((sel & 0xFF) | ((sel >> AMD_PERF_CTL_EVENT_HI_SHIFT) & 0xF) << 8);
         *umask = (uint8_t)(sel >> AMD_PERF_CTL_UMASK_SHIFT);
+        *cmask = (uint8_t)(sel >> AMD_PERF_CTL_CMASK_SHIFT);
         return (sel & AMD_PERF_CTL_EN) && (global >> i & 1);
     }
     sel = host_msr_get(hw.h, MSR_IA32_PERFEVTSEL0 + i);
     global = host_msr_get(hw.h, MSR_IA32_PERF_GLOBAL_CTRL);
     *event = (uint16_t)(sel & 0xFF);
     *umask = (uint8_t)(sel >> PERFEVTSEL_UMASK_SHIFT);
+    *cmask = (uint8_t)(sel >> PERFEVTSEL_CMASK_SHIFT);
     return (sel & PERFEVTSEL_EN) && (global >> i & 1);
 }
 
@@ -94,6 +101,12 @@ static bool merged_with_next(unsigned i)
     uint64_t global = host_msr_get(hw.h, MSR_AMD_PERF_CNTR_GLOBAL_CTL);
     return i % 2 == 0 && (odd & AMD_PERF_CTL_MERGE_ENABLE) == AMD_PERF_CTL_MERGE_ENABLE &&
            (global >> (i + 1) & 1);
+}
+
+static bool gp_counting(unsigned i, uint16_t *event, uint8_t *umask)
+{
+    uint8_t cmask;
+    return gp_counting_cmask(i, event, umask, &cmask);
 }
 
 static bool fixed_counting(unsigned i)
@@ -145,15 +158,15 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
             n = fixed_counting(i) ? count(i == 3 ? hw.fixed3_centi : hw.fixed_centi[i], copies) : 0;
         } else {
             uint16_t event;
-            uint8_t umask;
-            bool on = gp_counting(r->ecx, &event, &umask);
+            uint8_t umask, cmask;
+            bool on = gp_counting_cmask(r->ecx, &event, &umask, &cmask);
             /* RDPMC returns the counter's width only (SDM vol. 2B RDPMC). */
             mask = (1ull << hw.gp_width) - 1;
             m1 = hw.gp_start & mask;
-            int64_t centi = rate_of(event, umask);
+            int64_t centi = rate_of(event, umask, cmask);
             if (hw.amd && event == 0x003 && !merged_with_next(r->ecx)) {
                 /* A counter alone adds at most 15 per cycle (PPR "Large Increment per Cycle Events"). */
-                int64_t cap = 15 * rate_of(0x076, 0x00);
+                int64_t cap = 15 * rate_of(0x076, 0x00, 0);
                 centi = centi < cap ? centi : cap;
             }
             n = on ? count(centi, copies) : 0;
@@ -999,35 +1012,6 @@ NB_TEST(results_metrics_memory_zen4)
     rig_down(&x);
 }
 
-/*
- * Per copy: 2 cycles; dispatch stalls (1A0H) front end 3, back end 2.4, SMT
- * 0.6; ops dispatched (0AAH) from the decoder 1, the op cache 4, the loop
- * buffer 1; 4.8 ops retired (0C1H).
- */
-static const struct rate TOPDOWN_ZEN4_RATES[] = {
-    { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x1A0, 0x01, 300 }, { 0x1A0, 0x1E, 240 },
-    { 0x1A0, 0x60, 60 },  { 0x0AA, 0x01, 100 }, { 0x0AA, 0x02, 400 }, { 0x0AA, 0x04, 100 },
-    { 0x0C1, 0x00, 480 },
-};
-
-/*
- * -metrics topdown on Zen 4 (METRICS-FACTS.md 2c, 6 dispatch slots per
- * cycle): SLOTS = 6 x 2 = 12. By hand: TD_FRONTEND_BOUND 3/12 = 0.25,
- * TD_BAD_SPECULATION (1 + 4 + 1 - 4.8)/12 = 0.10, TD_RETIRING 4.8/12 = 0.40,
- * TD_BACKEND_BOUND 2.4/12 = 0.20, TD_SMT_CONTENTION 0.6/12 = 0.05.
- */
-NB_TEST(results_metrics_topdown_zen4)
-{
-    struct rig x;
-    machine_tweak = zen4_medium;
-    REQUIRE(rig_up(&x, true, TOPDOWN_ZEN4_RATES, NB_ARRAY_SIZE(TOPDOWN_ZEN4_RATES)));
-    x.o.metrics = "topdown";
-    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
-                 "RDTSC: 2.00\nINST: 4.00\nTD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.10\n"
-                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_SMT_CONTENTION: 0.05\n");
-    rig_down(&x);
-}
-
 /* Per copy: 48 FLOPs (003H) in 2 cycles: more than the 15 per cycle a counter adds alone. */
 static const struct rate FLOPS_ZEN4_RATES[] = { { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x003, 0x1F, 4800 } };
 
@@ -1047,5 +1031,178 @@ NB_TEST(results_metrics_flops_zen4_merged_pair)
     CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 4.00\nFLOP: 48.00\nFLOP_PER_CYCLE: 24.00\nFP_PEAK_UTILIZATION: 0.75\n");
     CHECK_EQ_INT(x.h.n_write_faults, 0);
+    rig_down(&x);
+}
+
+/* Sapphire Rapids (family 6 model 8FH): Ice Lake-SP's PMU plus the level-2 bytes of IA32_PERF_METRICS. */
+static void sapphire_rapids_medium(struct host_platform *h)
+{
+    ice_lake(h);
+    host_cpuid_set(h, 1, 0, 0x000806F0, 0, 1u << 15, 1u << 4);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_SapphireRapids_common.txt");
+    add_repo_file(h, "configs/cfg_SapphireRapids_all_core.txt");
+    add_repo_file(h, "configs/metrics/SapphireRapids.txt");
+    add_repo_file(h, "configs/topdown_perf_metrics.txt");
+    add_repo_file(h, "configs/topdown_perf_metrics_l2.txt");
+}
+
+/*
+ * -metrics topdown on Sapphire Rapids: levels 1 and 2 from one
+ * IA32_PERF_METRICS snapshot (METRICS-FACTS 2b). 6 slots per copy, so a
+ * run has S = 6 x copies + 17 slots (main 12017, base 6017) and a byte b
+ * gives (floor(12017 b / 255) - floor(6017 b / 255)) / 1000 per copy,
+ * rounded to hundredths:
+ *   retiring   0x66 = 102: 4806 - 2406 = 2400 -> 2.40
+ *   bad spec   0x1A =  26: 1225 -  613 =  612 -> 0.61
+ *   frontend   0x4C =  76: 3581 - 1793 = 1788 -> 1.79
+ *   backend    0x33 =  51: 2403 - 1203 = 1200 -> 1.20   (level 1 sums to 0xFF)
+ *   heavy ops  0x11 =  17:  801 -  401 =  400 -> 0.40
+ *   mispredict 0x0D =  13:  612 -  306 =  306 -> 0.31
+ *   fetch lat  0x26 =  38: 1790 -  896 =  894 -> 0.89
+ *   mem bound  0x1E =  30: 1413 -  707 =  706 -> 0.71
+ * Over TOPDOWN.SLOTS 6.00: FE 1.79/6 = 0.30, fetch latency 0.89/6 = 0.15,
+ * bandwidth (1.79 - 0.89)/6 = 0.15, bad speculation 0.61/6 = 0.10,
+ * mispredicts 0.31/6 = 0.05, machine clears 0.30/6 = 0.05, retiring
+ * 2.40/6 = 0.40, light (2.40 - 0.40)/6 = 0.33, heavy 0.40/6 = 0.07, backend
+ * 1.20/6 = 0.20, memory 0.71/6 = 0.12, core (1.20 - 0.71)/6 = 0.08.
+ */
+NB_TEST(results_metrics_topdown_level2_sapphire_rapids)
+{
+    struct rig x;
+    machine_tweak = sapphire_rapids_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    REQUIRE(x.env.desc.perf_metrics_l2);
+    hw.fixed3_centi = 600;
+    hw.metrics = 0x1E260D11334C1A66ull;
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "TD_FRONTEND_BOUND: 0.30\nTD_FETCH_LATENCY: 0.15\nTD_FETCH_BANDWIDTH: 0.15\n"
+                 "TD_BAD_SPECULATION: 0.10\nTD_BRANCH_MISPREDICTS: 0.05\nTD_MACHINE_CLEARS: 0.05\n"
+                 "TD_RETIRING: 0.40\nTD_LIGHT_OPERATIONS: 0.33\nTD_HEAVY_OPERATIONS: 0.07\n"
+                 "TD_BACKEND_BOUND: 0.20\nTD_MEMORY_BOUND: 0.12\nTD_CORE_BOUND: 0.08\n");
+    rig_down(&x);
+}
+
+/* Ice Lake-SP as the image finds it with its metric file on the medium. */
+static void ice_lake_x_medium(struct host_platform *h)
+{
+    ice_lake(h);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_IceLakeX_common.txt");
+    add_repo_file(h, "configs/cfg_IceLakeX_all_core.txt");
+    add_repo_file(h, "configs/metrics/IceLakeX.txt");
+    add_repo_file(h, "configs/topdown_perf_metrics.txt");
+    add_repo_file(h, "configs/topdown_perf_metrics_l2.txt");
+}
+
+/*
+ * Ice Lake-SP: IA32_PERF_METRICS has only the four level-1 bytes
+ * (METRICS-FACTS 2b), so bytes 4-7 (here garbage, 0xEE) are never read:
+ * -metrics topdown gives level 1 only, and a config line asking for a
+ * level-2 field is refused. Bytes as the Sapphire Rapids test: 0.30, 0.10,
+ * 0.40, 0.20.
+ */
+NB_TEST(results_topdown_level2_refused_on_ice_lake)
+{
+    struct rig x;
+    machine_tweak = ice_lake_x_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    REQUIRE(x.env.desc.perf_metrics);
+    CHECK(!x.env.desc.perf_metrics_l2);
+    hw.fixed3_centi = 600;
+    hw.metrics = 0xEEEEEEEE334C1A66ull;
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.30\nTD_BAD_SPECULATION: 0.10\n"
+                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\n");
+    x.o.metrics = NULL;
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n00.84 TOPDOWN.HEAVY_OPS\n00.80 TOPDOWN.RETIRING\n"),
+                 "warning: cfg.txt line 2: top-down level 2 (00.84-00.87) needs the level-2 fields of "
+                 "IA32_PERF_METRICS (bits 63:32, Golden Cove and later P-cores), which this CPU does not have "
+                 "(event skipped)\nRDTSC: 2.00\nINST: 3.00\nTOPDOWN.RETIRING: 2.40\n");
+    rig_down(&x);
+}
+
+static void zen4_topdown_medium(struct host_platform *h)
+{
+    zen4_medium(h);
+    add_repo_file(h, "configs/topdown_amd_l2.txt");
+}
+
+/*
+ * Per copy (METRICS-FACTS 2c names): 2 cycles (076), so 12 dispatch slots;
+ * 1A0/01 3.00 and 0.30 cycles with all 6 slots empty (cmask 6); 1A0/1E
+ * 2.40; 1A0/60 0.60; ops retired (0C1) 4.80, of them microcoded (1C2)
+ * 1.20; ops dispatched 0AA/01+02+04 3.00+2.00+1.00; mispredicted branches
+ * (0C3) 0.40 and resyncs (096) 0.10; ex_no_retire not complete (D6/02)
+ * 2.00, of it loads (D6/A2) 1.50.
+ */
+static const struct rate ZEN4_TOPDOWN_RATES[] = {
+    { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 200 }, { 0x1A0, 0x01, 300 }, { 0x1A0, 0x01, 30, 6 },
+    { 0x1A0, 0x1E, 240 }, { 0x1A0, 0x60, 60 },  { 0x0C1, 0x00, 480 }, { 0x1C2, 0x00, 120 },
+    { 0x0AA, 0x01, 300 }, { 0x0AA, 0x02, 200 }, { 0x0AA, 0x04, 100 }, { 0x0C3, 0x00, 40 },
+    { 0x096, 0x00, 10 },  { 0x0D6, 0x02, 200 }, { 0x0D6, 0xA2, 150 },
+};
+
+/*
+ * -metrics topdown on Zen 4, level 1 and 2 (METRICS-FACTS 2c). By hand:
+ * FE 3/12 = 0.25, fetch latency 6 x 0.30/12 = 0.15, bandwidth 0.10; bad
+ * speculation (6 - 4.8)/12 = 0.10, mispredicts 0.10 x 0.4/(0.4 + 0.1) =
+ * 0.08, pipeline restarts 0.02; retiring 4.8/12 = 0.40, microcode 0.40 x
+ * 1.2/4.8 = 0.10, fastpath 0.30; backend 2.4/12 = 0.20, memory 0.20 x
+ * 1.5/2 = 0.15, core 0.05; SMT contention 0.6/12 = 0.05.
+ */
+NB_TEST(results_metrics_topdown_level2_zen4)
+{
+    struct rig x;
+    machine_tweak = zen4_topdown_medium;
+    REQUIRE(rig_up(&x, true, ZEN4_TOPDOWN_RATES, NB_ARRAY_SIZE(ZEN4_TOPDOWN_RATES)));
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\n"
+                 "TD_FRONTEND_BOUND: 0.25\nTD_FETCH_LATENCY: 0.15\nTD_FETCH_BANDWIDTH: 0.10\n"
+                 "TD_BAD_SPECULATION: 0.10\nTD_BRANCH_MISPREDICTS: 0.08\nTD_PIPELINE_RESTARTS: 0.02\n"
+                 "TD_RETIRING: 0.40\nTD_RETIRING_MICROCODE: 0.10\nTD_RETIRING_FASTPATH: 0.30\n"
+                 "TD_BACKEND_BOUND: 0.20\nTD_MEMORY_BOUND: 0.15\nTD_CORE_BOUND: 0.05\n"
+                 "TD_SMT_CONTENTION: 0.05\n");
+    rig_down(&x);
+}
+
+/* Alder Lake-N (family 6 model BEH, Gracemont only): cpu_map picks AlderLakeE. */
+static void gracemont_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000B06E0, 0, 0, 1u << 4);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_common.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_all.txt");
+    add_repo_file(h, "configs/metrics/AlderLakeE.txt");
+}
+
+/* Per copy: FE 2.50, bad speculation 1.50 (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation restrictions). */
+static const struct rate GRACEMONT_TOPDOWN_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 150 }, { 0x73, 0x04, 100 },
+    { 0x73, 0x03, 50 },  { 0xC2, 0x00, 400 }, { 0x74, 0x00, 200 }, { 0x74, 0x01, 70 },
+};
+
+/*
+ * -metrics topdown on Gracemont: SLOTS = 5 (issue width, METRICS-FACTS 2a)
+ * x 2.00 cycles = 10 per copy. By hand: FE 0.25, bad speculation 0.15,
+ * mispredicts (73/04) 0.10, machine clears (73/03) 0.05, retiring 0.40,
+ * backend 0.20, core bound (74/01) 0.07. Nine events on 4 counters.
+ */
+NB_TEST(results_metrics_topdown_level2_gracemont)
+{
+    struct rig x;
+    machine_tweak = gracemont_medium;
+    REQUIRE(rig_up(&x, false, GRACEMONT_TOPDOWN_RATES, NB_ARRAY_SIZE(GRACEMONT_TOPDOWN_RATES)));
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 200;
+    x.o.metrics = "topdown";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "TD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\n"
+                 "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\n");
     rig_down(&x);
 }

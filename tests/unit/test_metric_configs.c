@@ -61,10 +61,11 @@ static void check_file(const char *name)
     CHECK(metric_file_group(&f, "cpi") >= 0);
     REQUIRE(f.n_configs >= 1);
     enum cpu_vendor vendor = strstr(name, "amd") || strncmp(name, "Zen", 3) == 0 ? VENDOR_AMD : VENDOR_INTEL;
-    /* Intel: fixed counter 3 and IA32_PERF_METRICS, so that the top-down pseudo
-     * events of topdown_perf_metrics.txt parse (the image checks the CPU). */
+    /* Intel: fixed counter 3 and IA32_PERF_METRICS with its level-2 bytes, so that the top-down
+     * pseudo events of topdown_perf_metrics*.txt parse (the image checks the CPU). */
     struct pmu_desc d = { .vendor = vendor, .n_gp = 8, .amd_ext_core = vendor == VENDOR_AMD,
-                          .n_fixed = vendor == VENDOR_INTEL ? 4 : 0, .perf_metrics = vendor == VENDOR_INTEL };
+                          .n_fixed = vendor == VENDOR_INTEL ? 4 : 0, .perf_metrics = vendor == VENDOR_INTEL,
+                          .perf_metrics_l2 = vendor == VENDOR_INTEL };
     size_t n_events[METRIC_CONFIG_MAX] = { 0 };
     for (unsigned c = 0; c < f.n_configs; c++) {
         const char *cfg;

@@ -437,23 +437,28 @@ NB_TEST(pmu_models_detected_as_the_image_would)
         unsigned core_type;
         const char *summary;
         bool full_width, perf_metrics;
+        bool perf_metrics_l2; /* bytes 4-7 (METRICS-FACTS 2b): Golden Cove P-cores, not Ice Lake */
     } cases[] = {
-        { VENDOR_INTEL, 6, 0x55, 0, "intel, 4 general-purpose counters (48 bits), 3 fixed", true, false },
+        { VENDOR_INTEL, 6, 0x55, 0, "intel, 4 general-purpose counters (48 bits), 3 fixed", true, false, false },
         { VENDOR_INTEL, 6, 0x7E, 0,
-          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true },
+          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true, false },
+        { VENDOR_INTEL, 6, 0x6A, 0,
+          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true, false },
         { VENDOR_INTEL, 6, 0x97, HYBRID_CORE_CORE,
           "intel, 8 general-purpose counters (48 bits), 4 fixed, bitmaps GP 0xff fixed 0xf (hybrid "
-          "P-core: more than CPUID.0AH's common subset), AnyThread deprecated", true, true },
+          "P-core: more than CPUID.0AH's common subset), AnyThread deprecated", true, true, true },
         { VENDOR_INTEL, 6, 0x97, HYBRID_CORE_ATOM,
-          "intel, 6 general-purpose counters (48 bits), 3 fixed, AnyThread deprecated", true, false },
+          "intel, 6 general-purpose counters (48 bits), 3 fixed, AnyThread deprecated", true, false, false },
         { VENDOR_INTEL, 6, 0x8F, 0,
-          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true },
+          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true, true },
+        { VENDOR_INTEL, 6, 0xAD, 0,
+          "intel, 8 general-purpose counters (48 bits), 4 fixed, AnyThread deprecated", true, true, true },
         { VENDOR_AMD, 0x17, 0x71, 0, "amd PerfCtrExtCore, 6 general-purpose counters (48 bits), 0 fixed",
-          false, false },
+          false, false, false },
         { VENDOR_AMD, 0x19, 0x21, 0, "amd PerfCtrExtCore, 6 general-purpose counters (48 bits), 0 fixed",
-          false, false },
+          false, false, false },
         { VENDOR_AMD, 0x19, 0x61, 0, "amd PerfMonV2, 6 general-purpose counters (48 bits), 0 fixed",
-          false, false },
+          false, false, false },
     };
     for (size_t i = 0; i < NB_ARRAY_SIZE(cases); i++) {
         const struct pmu_model *row = pmu_model_find(cases[i].vendor, cases[i].family, cases[i].model);
@@ -473,6 +478,7 @@ NB_TEST(pmu_models_detected_as_the_image_would)
         CHECK_EQ_STR(line, cases[i].summary);
         CHECK_EQ_INT(d.full_width_writes, cases[i].full_width);
         CHECK_EQ_INT(d.perf_metrics, cases[i].perf_metrics);
+        CHECK_EQ_INT(d.perf_metrics_l2, cases[i].perf_metrics_l2);
         CHECK_EQ_INT(d.core_type, cases[i].core_type);
     }
 }
@@ -562,7 +568,7 @@ NB_TEST(pmu_fixed_counter_only_events_refused)
     CHECK_EQ_STR(ev[0].name, "INST_RETIRED.ANY_P");
     CHECK_EQ_STR(log.text,
                  "1: event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
-                 "00.04, 00.80-00.83: top-down)\n"
+                 "00.04, 00.80-00.87: top-down)\n"
                  "2: top-down events need fixed counter 3 (TOPDOWN.SLOTS), which this CPU does not have (CPUID.0AH)\n");
     /* AMD event 000H is an ordinary code. */
     d.vendor = VENDOR_AMD;

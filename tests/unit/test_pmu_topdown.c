@@ -1,6 +1,7 @@
 /*
  * test_pmu_topdown.c — Intel top-down level 1 through fixed counter 3
- * (TOPDOWN.SLOTS) and IA32_PERF_METRICS on Ice Lake and later P-cores:
+ * (TOPDOWN.SLOTS) and IA32_PERF_METRICS on Ice Lake and later P-cores
+ * (level 2, bytes 4-7, on Golden Cove and later only):
  * the pseudo events of the config format, their group, the exact MSR
  * writes (zeroing FIXED_CTR3 and PERF_METRICS together, FIXED_CTR_CTRL
  * bits 15:12, GLOBAL_CTRL bits 35 and 48), save/restore, a faulting write,
@@ -58,14 +59,22 @@ NB_TEST(topdown_pseudo_events_parse_on_ice_lake_only)
     CHECK_EQ_INT(ev[1].topdown, TOPDOWN_SLOTS);
     CHECK_EQ_INT(ev[2].topdown, TOPDOWN_METRIC);
     CHECK_EQ_INT(ev[5].umask, 0x83);
-    /* Modifiers, other 00H codes, and the fields past level 1 are refused. */
-    REQUIRE(td_parse("00.80.CMSK=1 X\n00.02 CYC\n00.84 HEAVY\n", &d, ev, &log) == 0);
+    /*
+     * Modifiers and other 00H codes are refused; so are the level-2 fields
+     * 00.84-00.87 on Ice Lake, whose IA32_PERF_METRICS has only bytes 0-3
+     * (METRICS-FACTS 2b): bytes 4-7 there are not Heavy Operations etc.
+     */
+    REQUIRE(td_parse("00.80.CMSK=1 X\n00.02 CYC\n00.84 HEAVY\n00.87 MB\n00.88 NONE\n", &d, ev, &log) == 0);
     CHECK_EQ_STR(log.text,
-                 "1: a top-down pseudo event (00.04, 00.80-00.83) takes no modifiers\n"
+                 "1: a top-down pseudo event (00.04, 00.80-00.87) takes no modifiers\n"
                  "2: event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
-                 "00.04, 00.80-00.83: top-down)\n"
-                 "3: event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
-                 "00.04, 00.80-00.83: top-down)\n");
+                 "00.04, 00.80-00.87: top-down)\n"
+                 "3: top-down level 2 (00.84-00.87) needs the level-2 fields of IA32_PERF_METRICS "
+                 "(bits 63:32, Golden Cove and later P-cores), which this CPU does not have\n"
+                 "4: top-down level 2 (00.84-00.87) needs the level-2 fields of IA32_PERF_METRICS "
+                 "(bits 63:32, Golden Cove and later P-cores), which this CPU does not have\n"
+                 "5: event 00H is a fixed-counter-only event (00.01-00.03: use -fixed_counters; "
+                 "00.04, 00.80-00.87: top-down)\n");
     /* Skylake: no fixed counter 3; a CPU with fixed 3 but no PERF_METRICS (Gracemont-like) keeps SLOTS. */
     d.n_fixed = 3;
     d.perf_metrics = false;
@@ -110,6 +119,54 @@ static void icx_msrs(struct host_platform *h)
     host_msr_set(h, MSR_IA32_FIXED_CTR3, 0x123456789ull);
     host_msr_set(h, MSR_IA32_PERF_METRICS, 0x40302010ull);
     host_msr_set(h, MSR_IA32_FIXED_CTR_CTRL, 0x2000);
+}
+
+/* Sapphire Rapids (Golden Cove): IA32_PERF_METRICS has the level-2 bytes 4-7 as well (METRICS-FACTS 2b). */
+static struct pmu_desc spr(void)
+{
+    struct pmu_desc d = icx();
+    d.perf_metrics_l2 = true;
+    return d;
+}
+
+#define TD_L2_CONFIG                                                                                \
+    "00.84 TOPDOWN.HEAVY_OPS\n00.85 TOPDOWN.BR_MISPREDICT\n00.86 TOPDOWN.FETCH_LAT\n"             \
+    "00.87 TOPDOWN.MEM_BOUND\n"
+
+NB_TEST(topdown_level2_fields_parse_on_golden_cove)
+{
+    struct pmu_desc d = spr();
+    struct pmu_event ev[16];
+    struct pmu_group g[16];
+    struct td_log log;
+    size_t n = td_parse(TD_CONFIG TD_L2_CONFIG, &d, ev, &log);
+    REQUIRE(n == 10);
+    CHECK_EQ_STR(log.text, "");
+    CHECK_EQ_INT(ev[6].topdown, TOPDOWN_METRIC);
+    CHECK_EQ_INT(ev[6].umask, 0x84);
+    CHECK_EQ_INT(ev[9].umask, 0x87);
+    /* SLOTS and all eight fields fit one group; their reads are fields 1..8 (byte + 1). */
+    REQUIRE(pmu_schedule(ev, n, pmu_gp_mask(&d), g) == 1);
+    REQUIRE(g[0].n_topdown == 9);
+    CHECK_EQ_INT(g[0].topdown_index[8], 9);
+    struct host_platform h;
+    host_platform_init(&h);
+    icx_msrs(&h);
+    struct pmu_session s;
+    pmu_session_begin(&s, &h.p, &d);
+    REQUIRE(pmu_program_group(&s, ev, &g[0], false));
+    struct counter_read reads[NB_MAX_COUNTERS];
+    REQUIRE(pmu_group_reads(&s, ev, &g[0], false, reads) == 11);
+    CHECK_EQ_STR(reads[2].name, "TOPDOWN.SLOTS");
+    CHECK_EQ_STR(reads[7].name, "TOPDOWN.HEAVY_OPS");
+    CHECK_EQ_INT(reads[7].metric, PERF_METRICS_HEAVY_OPS + 1);
+    CHECK_EQ_STR(reads[10].name, "TOPDOWN.MEM_BOUND");
+    CHECK_EQ_INT(reads[10].metric, PERF_METRICS_MEM_BOUND + 1);
+    CHECK_EQ_INT(reads[10].metric_slots, 2);
+    pmu_session_end(&s);
+    host_platform_free(&h);
+    /* Byte 7 of 0x40..: 5100 x 0x40 / 0xFF = 1280 slots of Memory Bound. */
+    CHECK_EQ_U64(counter_metric_slots(5100, 0x4000000080201050ull, PERF_METRICS_MEM_BOUND), 1280);
 }
 
 NB_TEST(topdown_programs_fixed3_and_perf_metrics_together)

@@ -34,6 +34,18 @@ PERF_METRICS_PREFIXES = {
     "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove", "ArrowLakeP_LionCove",
     "LunarLakeP_LionCove",
 }
+# The level-2 pseudo events (IA32_PERF_METRICS bytes 4-7, 00.84-00.87), hand-written too.
+TOPDOWN_CONFIG_L2 = "topdown_perf_metrics_l2.txt"
+# Whose IA32_PERF_METRICS has the level-2 bytes: METRICS-FACTS 2b lists ADL-P and SPR (Golden
+# Cove); Emerald/Granite Rapids and Redwood Cove are its successors (pmu_models.c, the image's
+# check). Not Ice/Tiger/Rocket Lake (four bytes only), not Lion Cove (2b does not say).
+PERF_METRICS_L2_PREFIXES = {
+    "AlderLakeP", "SapphireRapids", "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove",
+}
+# The AMD level-2 event with a counter mask (1A0.01.CMSK=6, section 2c), hand-written: the
+# generated configs have no cmask variants. Listed by the files whose configs have event 1A0.
+AMD_TOPDOWN_CONFIG_L2 = "topdown_amd_l2.txt"
+AMD_L2_PREFIXES = {"Zen4", "Zen5"}
 
 # Per microarchitecture: title, constants (name, value or None, comment), FACTS sections.
 FAMILY = {
@@ -182,6 +194,25 @@ TD_PERF_METRICS = [
     ("TD_RETIRING", ["TOPDOWN.RETIRING / TOPDOWN.SLOTS"]),
     ("TD_BACKEND_BOUND", ["TOPDOWN.BE_BOUND / TOPDOWN.SLOTS"]),
 ]
+# Level 2 (section 2a ADL-P/SPR, 2b bytes 4-7): each byte over TOPDOWN.SLOTS like level 1,
+# the sibling the rest of its level-1 parent (TMA's tree: Light = Retiring - Heavy, etc.).
+TD_PERF_METRICS_L2 = [
+    ("TD_FETCH_LATENCY", ["TOPDOWN.FETCH_LAT / TOPDOWN.SLOTS"]),
+    ("TD_FETCH_BANDWIDTH", ["TD_FRONTEND_BOUND - TD_FETCH_LATENCY"]),
+    ("TD_BRANCH_MISPREDICTS", ["TOPDOWN.BR_MISPREDICT / TOPDOWN.SLOTS"]),
+    ("TD_MACHINE_CLEARS", ["TD_BAD_SPECULATION - TD_BRANCH_MISPREDICTS"]),
+    ("TD_HEAVY_OPERATIONS", ["TOPDOWN.HEAVY_OPS / TOPDOWN.SLOTS"]),
+    ("TD_LIGHT_OPERATIONS", ["TD_RETIRING - TD_HEAVY_OPERATIONS"]),
+    ("TD_MEMORY_BOUND", ["TOPDOWN.MEM_BOUND / TOPDOWN.SLOTS"]),
+    ("TD_CORE_BOUND", ["TD_BACKEND_BOUND - TD_MEMORY_BOUND"]),
+]
+# `-metrics topdown` prints the tree as TMA draws it: each level-1 node, then its children.
+TD_TREE_INTEL = ["TD_FRONTEND_BOUND", "TD_FETCH_LATENCY", "TD_FETCH_BANDWIDTH",
+                 "TD_BAD_SPECULATION", "TD_BRANCH_MISPREDICTS", "TD_MACHINE_CLEARS",
+                 "TD_RETIRING", "TD_LIGHT_OPERATIONS", "TD_HEAVY_OPERATIONS",
+                 "TD_BACKEND_BOUND", "TD_MEMORY_BOUND", "TD_CORE_BOUND"]
+TD_SKL_NO_L2 = ("# no topdown level 2: METRICS-FACTS section 2a gives level-2 formulas for the PERF_METRICS cores"
+                " and Gracemont only,\n# none for Sandy Bridge to Skylake-X, so none is shipped here")
 TD_SKL = [
     ("SLOTS", ["issue_width * CPU_CLK_UNHALTED.THREAD"]),
     ("TD_FRONTEND_BOUND", ["IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS"]),
@@ -204,6 +235,14 @@ TD_ZEN2 = [
                             "(OPS_TYPE_DISPATCHED_FROM_DECODER.FP_DISP_IBS_MODE + OPS_TYPE_DISPATCHED_FROM_DECODER.INT_DISP_IBS_MODE - RETIRED_OPS) / SLOTS"]),
     ("TD_BACKEND_BOUND", ["1 - TD_FRONTEND_BOUND - TD_RETIRING - TD_BAD_SPECULATION"]),
 ]
+# Gracemont level 2 (section 2a, E-core TMA column GRT): the three events it names, each over SLOTS.
+TD_GRT_L2 = [
+    ("TD_BRANCH_MISPREDICTS", ["TOPDOWN_BAD_SPECULATION.MISPREDICT / SLOTS"]),
+    ("TD_MACHINE_CLEARS", ["TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / SLOTS"]),
+    ("TD_CORE_BOUND", ["TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / SLOTS"]),
+]
+TD_TREE_GRT = ["TD_FRONTEND_BOUND", "TD_BAD_SPECULATION", "TD_BRANCH_MISPREDICTS", "TD_MACHINE_CLEARS",
+               "TD_RETIRING", "TD_BACKEND_BOUND", "TD_CORE_BOUND"]
 TD_ORDER = ["TD_FRONTEND_BOUND", "TD_BAD_SPECULATION", "TD_RETIRING", "TD_BACKEND_BOUND"]
 TD_ZEN4 = [
     ("SLOTS", ["issue_width * CYCLES_NOT_IN_HALT", "issue_width * LS_NOT_HALTED_CYC"]),
@@ -214,6 +253,24 @@ TD_ZEN4 = [
     ("TD_BACKEND_BOUND", ["DISPATCH_STALLS_1.BE_STALLS / SLOTS", "DE_NO_DISPATCH_PER_SLOT.BACKEND_STALLS / SLOTS"]),
     ("TD_SMT_CONTENTION", ["DISPATCH_STALLS_1.SMT_CONTENTION / SLOTS", "DE_NO_DISPATCH_PER_SLOT.SMT_CONTENTION / SLOTS"]),
 ]
+
+# Zen 4 level 2 (section 2c, [LK] amdzen4/pipeline.json); Zen 5 where its configs name the events.
+TD_ZEN4_L2 = [
+    ("TD_FETCH_LATENCY", ["issue_width * DE_NO_DISPATCH_PER_SLOT.NO_OPS_FROM_FRONTEND.CMSK6 / SLOTS"]),
+    ("TD_FETCH_BANDWIDTH", ["TD_FRONTEND_BOUND - TD_FETCH_LATENCY"]),
+    ("TD_BRANCH_MISPREDICTS", ["TD_BAD_SPECULATION * {0} / ({0} + RESYNCS)".format(e)
+                               for e in ("RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", "EX_RET_BRN_MISP")]),
+    ("TD_PIPELINE_RESTARTS", ["TD_BAD_SPECULATION - TD_BRANCH_MISPREDICTS"]),
+    ("TD_RETIRING_MICROCODE", ["TD_RETIRING * RETIRED_UCODE_OPS / RETIRED_OPS", "TD_RETIRING * EX_RET_UCODE_OPS / EX_RET_OPS"]),
+    ("TD_RETIRING_FASTPATH", ["TD_RETIRING - TD_RETIRING_MICROCODE"]),
+    ("TD_MEMORY_BOUND", ["TD_BACKEND_BOUND * CYCLES_NO_RETIRE.NOT_COMPLETE_MISSING_LOAD / CYCLES_NO_RETIRE.NOT_COMPLETE_LOAD_AND_ALU",
+                         "TD_BACKEND_BOUND * EX_NO_RETIRE.LOAD_NOT_COMPLETE / EX_NO_RETIRE.NOT_COMPLETE"]),
+    ("TD_CORE_BOUND", ["TD_BACKEND_BOUND - TD_MEMORY_BOUND"]),
+]
+TD_TREE_AMD = ["TD_FRONTEND_BOUND", "TD_FETCH_LATENCY", "TD_FETCH_BANDWIDTH",
+               "TD_BAD_SPECULATION", "TD_BRANCH_MISPREDICTS", "TD_PIPELINE_RESTARTS",
+               "TD_RETIRING", "TD_RETIRING_MICROCODE", "TD_RETIRING_FASTPATH",
+               "TD_BACKEND_BOUND", "TD_MEMORY_BOUND", "TD_CORE_BOUND", "TD_SMT_CONTENTION"]
 
 FP = "FP_ARITH_INST_RETIRED."
 FLOPS_INTEL = [
@@ -308,9 +365,16 @@ class File:
             self.events |= ev
         if self.vendor == "amd":  # as the Zen 2-4 files: the full list has every event
             self.configs = self.configs[1:]
+        extra = []
         if prefix in PERF_METRICS_PREFIXES:
-            self.configs.append(TOPDOWN_CONFIG)
-            self.events |= read_events(os.path.join(CONFIGS, TOPDOWN_CONFIG))[1]
+            extra.append(TOPDOWN_CONFIG)
+        if prefix in PERF_METRICS_L2_PREFIXES:
+            extra.append(TOPDOWN_CONFIG_L2)
+        if prefix in AMD_L2_PREFIXES:
+            extra.append(AMD_TOPDOWN_CONFIG_L2)
+        for c in extra:
+            self.configs.append(c)
+            self.events |= read_events(os.path.join(CONFIGS, c))[1]
         self.fixed = INTEL_FIXED if self.vendor == "intel" else AMD_FIXED
         self.defined = {}  # metric name -> expression
         self.lines = []
@@ -362,6 +426,9 @@ class File:
             members = [n for n in order if n in members]
         self.lines.append("group %s: %s" % (group, " ".join(members)))
         self.groups[group] = members
+        lacking = [n for n, _ in extra if n not in have and n not in self.defined]
+        if lacking:
+            self.lines.append("# level 2 without %s: their events are not in this core's configs" % " ".join(lacking))
         return True
 
     def build(self):
@@ -370,12 +437,26 @@ class File:
             self.emit("cpi", ["# cpi (section 4)"], CPI_INTEL)
             self.emit("memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): retired loads by where they hit"],
                       MEM_INTEL, need=[])
-            if p in PERF_METRICS_PREFIXES:
+            if p in PERF_METRICS_L2_PREFIXES:
+                self.emit("topdown", ["# topdown levels 1 and 2 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
+                                      "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS; a level-2",
+                                      "# node without a byte of its own is the rest of its parent. Printed as TMA's tree."],
+                          TD_PERF_METRICS + TD_PERF_METRICS_L2, order=TD_TREE_INTEL)
+            elif p in PERF_METRICS_PREFIXES:
+                why = ("section 2b lists the level-2 bytes for Golden Cove (ADL-P, SPR) only, not for Lion Cove"
+                       if "LionCove" in p else "this core's IA32_PERF_METRICS has only the four level-1 bytes (section 2b)")
                 self.emit("topdown", ["# topdown level 1 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
-                                      "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS"],
+                                      "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS",
+                                      "# no level 2: " + why],
                           TD_PERF_METRICS)
-            elif not self.emit("topdown", ["# topdown level 1 without PERF_METRICS (section 2a; assumes SMT off: THREAD, not THREAD_ANY/2)"],
-                               TD_SKL):
+            elif self.emit("topdown", ["# topdown level 1 without PERF_METRICS (section 2a; assumes SMT off: THREAD, not THREAD_ANY/2)",
+                                       TD_SKL_NO_L2], TD_SKL):
+                pass
+            elif p == "AlderLakeE":
+                self.emit("topdown", ["# topdown levels 1 and 2 of Gracemont (section 2a Gracemont, E-core TMA; section 1b):",
+                                      "# level 2 as far as section 2a gives it (mispredicts, machine clears, core bound)"],
+                          TD_ATOM, extra=TD_GRT_L2, order=TD_TREE_GRT)
+            else:
                 self.emit("topdown", ["# topdown level 1 of the E-cores (section 2a Gracemont, E-core TMA; section 1b)"], TD_ATOM)
             self.emit("flops", ["# flops (section 1a FP notes: one count per instruction, weighted by lanes; FMA counts twice)"],
                       FLOPS_INTEL)
@@ -389,7 +470,14 @@ class File:
             self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
             self.emit("memory", ["# memory (sections 1c, 3a, 3c): demand L1D fills by source, L2 status of data-cache reads"],
                       MEM_AMD, need=[])
-            if not self.emit("topdown", ["# topdown level 1: pipeline utilization (section 2c)"], TD_ZEN4):
+            if p in AMD_L2_PREFIXES and self.emit("topdown", [
+                    "# topdown levels 1 and 2: pipeline utilization (section 2c; level 2 as [LK] amdzen4/pipeline.json:",
+                    "# fetch latency from 1A0/01 with cmask 6, mispredicts vs pipeline restarts by 0C3 : 096, backend",
+                    "# memory vs core by ex_no_retire D6/A2 : D6/02, retiring microcode by 1C2 : 0C1). Printed as a tree."]
+                    + ([] if p == "Zen4" else ["# Zen 4's level-2 formulas, where this core's configs have the same events."]),
+                    TD_ZEN4, extra=TD_ZEN4_L2, order=TD_TREE_AMD):
+                pass
+            elif not self.emit("topdown", ["# topdown level 1: pipeline utilization (section 2c)"], TD_ZEN4):
                 self.emit("topdown", ["# topdown level 1: the approximation of section 2c (no per-slot dispatch events; indicative only)"],
                           TD_ZEN2, order=TD_ORDER)
             self.emit("flops", ["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
