@@ -46,7 +46,7 @@ int tlb_window_map(struct tlb_window *w, const struct nb_platform *p, uint64_t p
 {
     nb_memset(w, 0, sizeof(*w));
     if (!p->read_cr0 || !p->write_cr0 || !p->read_cr3 || !p->write_cr3 || !p->read_cr4) {
-        nb_snprintf(why, why_cap, "no access to the page tables (CR0, CR3, CR4) here");
+        nb_snprintf(why, why_cap, "no access to CR0, CR3 and CR4 here");
         return NB_EUNSUPP;
     }
     if (p->read_cr4(p->ctx) & CR4_LA57) {

@@ -118,7 +118,7 @@ NB_TEST(tlb_window_says_why_it_cannot_map)
     f.h.p.read_cr4 = NULL;
     f.h.p.write_cr3 = NULL;
     CHECK_EQ_INT(tlb_window_map(&w, &f.h.p, 8192, f.frames, 2, why, sizeof(why)), NB_EUNSUPP);
-    CHECK_EQ_STR(why, "no access to the page tables (CR0, CR3, CR4) here");
+    CHECK_EQ_STR(why, "no access to CR0, CR3 and CR4 here");
     fake_free(&f);
 
     fake_init(&f, CR0_PE_PG_WP, 0);
