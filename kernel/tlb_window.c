@@ -8,6 +8,7 @@
 
 #define CR0_WP (1ull << 16)   /* write protect: ring 0 honours R/W = 0 (SDM vol. 3A 2.5, 4.6.1) */
 #define CR4_LA57 (1ull << 12) /* 57-bit linear addresses: 5-level paging (SDM vol. 3A 4.1.1) */
+#define CR4_CET (1ull << 23)  /* control-flow enforcement: CR0.WP must stay 1 (SDM vol. 3A 2.5) */
 /* CR3 bits 51:12: the physical address of the PML4 (SDM vol. 3A 4.5, table 4-13). */
 #define CR3_ROOT_MASK 0x000FFFFFFFFFF000ull
 /* Paging-structure entry bits (SDM vol. 3A 4.5, tables 4-15 to 4-20). */
@@ -49,8 +50,14 @@ int tlb_window_map(struct tlb_window *w, const struct nb_platform *p, uint64_t p
         nb_snprintf(why, why_cap, "no access to CR0, CR3 and CR4 here");
         return NB_EUNSUPP;
     }
-    if (p->read_cr4(p->ctx) & CR4_LA57) {
+    uint64_t cr4 = p->read_cr4(p->ctx);
+    if (cr4 & CR4_LA57) {
         nb_snprintf(why, why_cap, "5-level paging (CR4.LA57): the window hooks a PML4 entry");
+        return NB_EUNSUPP;
+    }
+    /* MOV to CR0 that clears WP while CR4.CET = 1 raises #GP. */
+    if ((cr4 & CR4_CET) && (p->read_cr0(p->ctx) & CR0_WP)) {
+        nb_snprintf(why, why_cap, "CR4.CET is set, so CR0.WP cannot be cleared to write the firmware's PML4");
         return NB_EUNSUPP;
     }
     if (!pages || pages > TLB_WINDOW_MAX_PAGES || !n_frames || (phys(frames) & (TLB_PAGE - 1))) {

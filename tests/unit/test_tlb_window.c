@@ -115,6 +115,11 @@ NB_TEST(tlb_window_says_why_it_cannot_map)
     fake_init(&f, CR0_PE_PG_WP, 1ull << 12); /* CR4.LA57 */
     CHECK_EQ_INT(tlb_window_map(&w, &f.h.p, 8192, f.frames, 2, why, sizeof(why)), NB_EUNSUPP);
     CHECK_EQ_STR(why, "5-level paging (CR4.LA57): the window hooks a PML4 entry");
+    /* CR4.CET: clearing CR0.WP would #GP (SDM vol. 3A 2.5). */
+    f.h.cr4 = 1ull << 23;
+    CHECK_EQ_INT(tlb_window_map(&w, &f.h.p, 8192, f.frames, 2, why, sizeof(why)), NB_EUNSUPP);
+    CHECK_EQ_STR(why, "CR4.CET is set, so CR0.WP cannot be cleared to write the firmware's PML4");
+    CHECK_EQ_INT(f.h.cr0_writes, 0);
     f.h.p.read_cr4 = NULL;
     f.h.p.write_cr3 = NULL;
     CHECK_EQ_INT(tlb_window_map(&w, &f.h.p, 8192, f.frames, 2, why, sizeof(why)), NB_EUNSUPP);
