@@ -157,3 +157,27 @@ void efi_write_xcr0(void *ctx, uint64_t value)
     (void)ctx;
     x86_xsetbv0(value);
 }
+
+uint64_t efi_read_cr0(void *ctx)
+{
+    (void)ctx;
+    return x86_read_cr0();
+}
+
+void efi_write_cr0(void *ctx, uint64_t value)
+{
+    (void)ctx;
+    x86_write_cr0(value);
+}
+
+uint64_t efi_read_cr3(void *ctx)
+{
+    (void)ctx;
+    return x86_read_cr3();
+}
+
+void efi_write_cr3(void *ctx, uint64_t value)
+{
+    (void)ctx;
+    x86_write_cr3(value);
+}

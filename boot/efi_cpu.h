@@ -15,5 +15,9 @@ uint64_t efi_read_cr4(void *ctx);
 void efi_write_cr4(void *ctx, uint64_t value);
 uint64_t efi_read_xcr0(void *ctx);
 void efi_write_xcr0(void *ctx, uint64_t value);
+uint64_t efi_read_cr0(void *ctx);
+void efi_write_cr0(void *ctx, uint64_t value);
+uint64_t efi_read_cr3(void *ctx);
+void efi_write_cr3(void *ctx, uint64_t value);
 
 #endif

@@ -78,6 +78,24 @@ static inline uint64_t x86_read_cr3(void)
     return v;
 }
 
+static inline void x86_write_cr3(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t x86_read_cr0(void)
+{
+    uint64_t v;
+
+    __asm__ volatile("mov %%cr0, %0" : "=r"(v));
+    return v;
+}
+
+static inline void x86_write_cr0(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
 static inline uint64_t x86_read_cr4(void)
 {
     uint64_t v;

@@ -7,6 +7,7 @@
 #include "bench_stats.h"
 #include "nb_text.h"
 #include "pmu_msrs.h"
+#include "tlb_window.h"
 
 #define CALIBRATE_LINE 64u /* node stride when the cache report gives no line size */
 
@@ -15,6 +16,11 @@ static struct machine_latencies latencies;
 const struct machine_latencies *calibration_latencies(void)
 {
     return &latencies;
+}
+
+void calibration_set(const struct machine_latencies *l)
+{
+    latencies = *l;
 }
 
 static const struct cpu_cache *find_cache(const struct cpu_cache_info *ci, const char *name)
@@ -66,6 +72,20 @@ void calibrate_sizes(const struct cpu_cache_info *ci, uint64_t dram_min, uint64_
         bytes[LAT_DRAM] = whole_nodes(dram, line);
     else
         why[LAT_DRAM] = last ? "the L3 is too large for a 1 GiB area" : "the cache report has no caches";
+    /* The walk's data is the L2 footprint, spread over the pages (METRICS-FACTS §3c step 2). */
+    bytes[LAT_WALK] = bytes[LAT_L2];
+    if (!bytes[LAT_WALK])
+        why[LAT_WALK] = "no L2 footprint for the pages' data";
+}
+
+uint64_t calibrate_walk_slot(uint64_t data_bytes, uint64_t pages, uint64_t line)
+{
+    uint64_t per_page = pages ? data_bytes / pages : 0, slot = 8;
+    if (per_page < slot)
+        return 0;
+    while (slot * 2 <= per_page && slot * 2 <= line)
+        slot *= 2;
+    return slot;
 }
 
 /* xorshift64 (Marsaglia), as tools/gen_latency_suite.sh uses. */
@@ -96,20 +116,49 @@ void calibrate_build_chain(uint8_t *base, uint64_t size, uint64_t stride)
     }
 }
 
+/* Window page v's node: its offset in the page (the same in the frame). */
+static uint64_t walk_offset(uint64_t v, uint64_t n_frames, uint64_t slot)
+{
+    return v / n_frames % (TLB_PAGE / slot) * slot;
+}
+
+void calibrate_build_walk_chain(uint8_t *frames, uint64_t pages, uint64_t slot, uint64_t window)
+{
+    uint64_t n = pages * slot / TLB_PAGE;
+    if (pages < 2 || !n)
+        return;
+#define WALK_NODE(v) ((uint64_t *)(void *)(frames + (v) % n * TLB_PAGE + walk_offset((v), n, slot)))
+    for (uint64_t v = 0; v < pages; v++)
+        *WALK_NODE(v) = window + v * TLB_PAGE + walk_offset(v, n, slot);
+    /* Sattolo, as calibrate_build_chain: the contents become one cycle. */
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (uint64_t i = pages - 1; i > 0; i--) {
+        uint64_t j = xorshift64(&state) % i;
+        uint64_t t = *WALK_NODE(i);
+        *WALK_NODE(i) = *WALK_NODE(j);
+        *WALK_NODE(j) = t;
+    }
+#undef WALK_NODE
+}
+
 struct chain {
     uint64_t stride;
+    uint64_t slot, pages, window; /* the walk level (window != 0) */
 };
 
 static void prepare_chain(void *arg, struct bench_context *c)
 {
     const struct chain *ch = arg;
-    calibrate_build_chain(c->areas[AREA_R14], c->area_size[AREA_R14], ch->stride);
+    if (ch->window)
+        calibrate_build_walk_chain(c->areas[AREA_R14], ch->pages, ch->slot, ch->window);
+    else
+        calibrate_build_chain(c->areas[AREA_R14], c->area_size[AREA_R14], ch->stride);
 }
 
 /* mov r14, [r14]: REX.W+R+B (4DH), MOV r64, r/m64 (8BH), ModRM 00 110 110 (SDM vol. 2B MOV). */
 static const uint8_t CHASE[] = { 0x4D, 0x8B, 0x36 };
 
-static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM" };
+static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM", "TLB walk" };
 
 /* The counter reads: RDTSC and the fixed counters; *cycles = the core-cycle read, or 0 (RDTSC). */
 static size_t calibration_reads(struct counter_env *env, struct counter_read *reads, size_t *cycles)
@@ -135,7 +184,7 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
     nb_memset(l, 0, sizeof(*l));
     calibrate_sizes(caches, dram_min, l->bytes, l->why);
     const struct cpu_cache *l1 = find_cache(caches, "L1d");
-    struct chain ch = { l1 && l1->line ? l1->line : CALIBRATE_LINE };
+    struct chain ch = { .stride = l1 && l1->line ? l1->line : CALIBRATE_LINE };
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t cycles;
     size_t n_reads = calibration_reads(counters, reads, &cycles);
@@ -155,21 +204,46 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
     bench->verbose_skip = 0;
     bench->prepare_areas = prepare_chain;
     bench->prepare_arg = &ch;
+    static char walk_why[120];
     for (int level = 0; level < LAT_LEVELS; level++) {
         if (!l->bytes[level])
             continue;
         int64_t sizes[AREA_COUNT] = { 0 };
         char why[160];
         sizes[AREA_R14] = (int64_t)l->bytes[level];
+        ch.window = 0;
+        if (level == LAT_WALK) {
+            /* The frames behind the window: pages x slot bytes, all of them nodes. */
+            ch.pages = CALIBRATE_WALK_PAGES;
+            ch.slot = calibrate_walk_slot(l->bytes[level], ch.pages, ch.stride);
+            if (!ch.slot) {
+                l->why[level] = "the L2 footprint gives under 8 bytes per page";
+                continue;
+            }
+            l->walk_pages = ch.pages;
+            l->bytes[level] = ch.pages * ch.slot;
+            sizes[AREA_R14] = (int64_t)l->bytes[level];
+        }
         if (bench_context_size_areas(bench, sizes, why, sizeof(why)) != NB_OK) {
             l->why[level] = "no contiguous memory of that size";
             continue;
+        }
+        struct tlb_window w = { 0 };
+        if (level == LAT_WALK) {
+            if (tlb_window_map(&w, bench->p, ch.pages, bench->areas[AREA_R14],
+                               l->bytes[level] / TLB_PAGE, walk_why, sizeof(walk_why)) != NB_OK) {
+                l->why[level] = walk_why;
+                continue;
+            }
+            ch.window = (uint64_t)(uintptr_t)w.base;
         }
         struct bench_result result;
         char error[200];
         bench_benchmark_begin(bench);
         int st = bench_measure(bench, &o, &code, &result, error, sizeof(error));
         bench->benchmark_started = false;
+        /* The firmware's map as it was before the next benchmark (and before any report line). */
+        tlb_window_unmap(&w, bench->p);
         if (st != NB_OK) {
             report_line(r, "calibration: %s (%llu bytes): %s", LEVEL_NAMES[level],
                         (unsigned long long)l->bytes[level], error);
@@ -179,6 +253,10 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
         l->latency[level] = result.values[cycles] > 0 ? result.values[cycles] : 0;
         if (!l->latency[level])
             l->why[level] = "measured no time";
+        /* DRAM in ns: RDTSC (reads[0]) per load over the TSC frequency (METRICS-FACTS §3c step 4). */
+        if (level == LAT_DRAM && l->latency[level] && bench->tsc_hz && result.values[0] > 0)
+            l->dram_ns = (int64_t)(((uint64_t)result.values[0] * 1000000000ull + bench->tsc_hz / 2) /
+                                   bench->tsc_hz);
     }
     bench->prepare_areas = NULL;
     bench->prepare_arg = NULL;
@@ -203,16 +281,21 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
                 l->core_cycles ? reads[cycles].name : "no usable PMU");
     len = nb_snprintf(line, sizeof(line), "calibration: footprints");
     for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
-        if (l->latency[level])
+        if (l->latency[level] && level == LAT_WALK)
+            len += nb_snprintf(line + len, sizeof(line) - len, ", %s %llu pages of 4 KiB on %llu bytes",
+                               LEVEL_NAMES[level], (unsigned long long)l->walk_pages,
+                               (unsigned long long)l->bytes[level]);
+        else if (l->latency[level])
             len += nb_snprintf(line + len, sizeof(line) - len, "%s %s %llu bytes", level ? "," : "",
                                LEVEL_NAMES[level], (unsigned long long)l->bytes[level]);
         else
             len += nb_snprintf(line + len, sizeof(line) - len, "%s %s n/a (%s)", level ? "," : "",
                                LEVEL_NAMES[level], l->why[level] ? l->why[level] : "not measured");
     }
-    report_line(r, "%s; the TLB-walk penalty N4 is not measured", line);
+    report_line(r, "%s", line);
     /* The model's penalties relative to an L1 hit (METRICS-FACTS §3c step 3). */
-    static const char *const N_NAMES[LAT_LEVELS] = { NULL, "N1 (L2 - L1)", "N2 (L3 - L1)", "N3 (DRAM - L1)" };
+    static const char *const N_NAMES[LAT_LEVELS] = { NULL, "N1 (L2 - L1)", "N2 (L3 - L1)", "N3 (DRAM - L1)",
+                                                     "N4 (TLB walk - L2)" };
     len = nb_snprintf(line, sizeof(line), "calibration:");
     for (int level = LAT_L2; level < LAT_LEVELS && len < sizeof(line); level++) {
         int64_t n;
@@ -223,4 +306,9 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
                            N_NAMES[level], value);
     }
     report_line(r, "%s %s", line, unit);
+    if (l->dram_ns) {
+        char ns[32];
+        stats_format(ns, sizeof(ns), l->dram_ns, false);
+        report_line(r, "calibration: DRAM %s ns (TSC ticks per load / the TSC frequency)", ns);
+    }
 }

@@ -136,22 +136,49 @@ static double as_value(const struct metric_measured *m, int64_t v)
 }
 
 /*
- * N1..N3: the load-to-use penalties of L2, L3 and DRAM over an L1 hit that
- * -calibrate measured (METRICS-FACTS.md 3c), in core cycles; N4 (a TLB
- * walk) is not calibrated yet.
+ * The run's effective frequency over the TSC's, from its own fixed counters
+ * (METRICS-FACTS.md 4: f_eff = TSC_Hz x THREAD / REF_TSC, AMD APERF / MPERF);
+ * false when they were not read.
  */
-static struct metric_value latency_penalty(const struct machine_latencies *l, unsigned constant)
+static bool run_frequency_ratio(const struct metric_plan *plan, const struct metric_measured *m, double *ratio)
 {
-    static const enum latency_level LEVEL[] = { LAT_L2, LAT_L3, LAT_DRAM };
-    if (constant == METRIC_CONST_N4)
-        return (struct metric_value){ false, 0, "the TLB-walk penalty N4 is not calibrated" };
+    int cyc = metric_fixed_counter(plan->vendor, plan->vendor == VENDOR_AMD ? "APERF" : "CPU_CLK_UNHALTED.THREAD");
+    int ref = metric_fixed_counter(plan->vendor, plan->vendor == VENDOR_AMD ? "MPERF" : "CPU_CLK_UNHALTED.REF_TSC");
+    if (cyc < 0 || ref < 0 || (unsigned)cyc >= m->n_fixed || (unsigned)ref >= m->n_fixed || !m->fixed_values ||
+        m->fixed_values[ref] <= 0 || m->fixed_values[cyc] <= 0)
+        return false;
+    *ratio = (double)m->fixed_values[cyc] / (double)m->fixed_values[ref];
+    return true;
+}
+
+/*
+ * N1..N3: the load-to-use penalties of L2, L3 and DRAM over an L1 hit that
+ * -calibrate measured (METRICS-FACTS.md 3c), in core cycles; N4: a TLB walk
+ * over an L2 hit. DRAM latency is fixed in ns, so N3 is the DRAM latency in
+ * ns at this run's effective frequency, minus the L1 latency, when the run's
+ * fixed counters give the frequency (3c step 4); else the calibration's N3.
+ */
+static struct metric_value latency_penalty(const struct metric_plan *plan, const struct metric_measured *m,
+                                           unsigned constant)
+{
+    static const enum latency_level LEVEL[] = { LAT_L2, LAT_L3, LAT_DRAM, LAT_WALK };
+    const struct machine_latencies *l = m->latencies;
     if (!l || !l->measured)
-        return (struct metric_value){ false, 0, "memory latencies N1..N3 not measured (add -calibrate)" };
+        return (struct metric_value){ false, 0, "memory latencies N1..N4 not measured (add -calibrate)" };
     if (!l->core_cycles)
         return (struct metric_value){ false, 0, "memory latencies were measured in TSC ticks, not core cycles" };
+    enum latency_level level = LEVEL[constant - METRIC_CONST_N1];
     int64_t penalty;
-    if (!machine_latency_penalty(l, LEVEL[constant - METRIC_CONST_N1], &penalty))
-        return (struct metric_value){ false, 0, "a memory latency level was not measured" };
+    if (!machine_latency_penalty(l, level, &penalty))
+        return (struct metric_value){ false, 0, level == LAT_WALK && l->why[LAT_WALK]
+                                                    ? l->why[LAT_WALK]
+                                                    : "a memory latency level was not measured" };
+    double ratio;
+    if (level == LAT_DRAM && l->dram_ns > 0 && m->tsc_hz && run_frequency_ratio(plan, m, &ratio)) {
+        /* ns x GHz = cycles: dram_ns / 100 x tsc_hz x ratio / 1e9. */
+        double dram_cycles = (double)l->dram_ns / 100 * ((double)m->tsc_hz * ratio / 1e9);
+        return (struct metric_value){ true, dram_cycles - (double)l->latency[LAT_L1] / 100, NULL };
+    }
     return (struct metric_value){ true, (double)penalty / 100, NULL };
 }
 
@@ -172,7 +199,7 @@ static struct metric_value input(void *arg, const struct metric_ident *id)
         if (id->index == METRIC_CONST_TSC_HZ)
             return (struct metric_value){ false, 0, "TSC frequency unknown" };
         if (id->index >= METRIC_CONST_N1)
-            return latency_penalty(m->latencies, id->index);
+            return latency_penalty(plan, m, id->index);
         return (struct metric_value){ false, 0, id->index == METRIC_CONST_ISSUE_WIDTH
                                                     ? "issue_width unknown for this CPU"
                                                     : "peak_flop_per_cycle unknown for this CPU" };
@@ -248,8 +275,17 @@ static void codemon_words(const struct metric_plan *plan, struct eval_ctx *ctx, 
         n += nb_snprintf(text + n, sizeof(text) - n, "%s %s %d%%", k == 0 ? "; of them" : ",",
                          PARTS[best].words, percent(value[best]));
     }
-    struct metric_value cache = named(plan, ctx, "CACHE_DELAY_RATIO"), mem = named(plan, ctx, "MEM_DELAY_RATIO");
-    if (cache.known && mem.known)
+    struct metric_value cache = named(plan, ctx, "CACHE_DELAY_RATIO"), mem = named(plan, ctx, "MEM_DELAY_RATIO"),
+                        tlb = named(plan, ctx, "TLB_DELAY_RATIO");
+    /* The latency model's shares of the bubbles (METRICS-FACTS.md 3b rows 14-16), the largest named. */
+    if (cache.known && mem.known && tlb.known)
+        nb_snprintf(text + n, sizeof(text) - n, " (parts overlap); the latency model puts %d%% of the memory "
+                                                "delay in L2/L3 hits, %d%% in DRAM and %d%% in page walks: %s dominate",
+                    percent(cache.v), percent(mem.v), percent(tlb.v),
+                    tlb.v > mem.v && tlb.v > cache.v ? "page walks"
+                    : mem.v > cache.v                ? "L3 misses"
+                                                     : "cache hits below L1");
+    else if (cache.known && mem.known)
         nb_snprintf(text + n, sizeof(text) - n, " (parts overlap); the latency model puts %d%% of the memory "
                                                 "delay in L2/L3 hits and %d%% in DRAM: %s dominate",
                     percent(cache.v), percent(mem.v), mem.v > cache.v ? "L3 misses" : "cache hits below L1");

@@ -77,7 +77,7 @@ struct metric_measured {
     bool no_normalization;
     uint64_t tsc_hz;             /* 0: unknown */
     const char *no_pmu_why;      /* non-NULL: no counter was measured, and why */
-    /* -calibrate's latencies for N1..N3 (METRICS-FACTS.md 3c), or NULL. */
+    /* -calibrate's latencies for N1..N4 (METRICS-FACTS.md 3c), or NULL. */
     const struct machine_latencies *latencies;
 };
 

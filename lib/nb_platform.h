@@ -114,6 +114,17 @@ struct nb_platform {
     void (*write_cr4)(void *ctx, uint64_t value);
     uint64_t (*read_xcr0)(void *ctx);
     void (*write_xcr0)(void *ctx, uint64_t value);
+    /*
+     * CR0 and CR3 (ring 0; NULL where the engine may not touch them), for
+     * kernel/tlb_window.h: CR0.WP (bit 16) lets ring 0 write read-only
+     * pages when clear (SDM vol. 3A 4.6.1); writing CR3 flushes the
+     * non-global TLB entries and the paging-structure caches (SDM vol. 3A
+     * 4.10.4.1).
+     */
+    uint64_t (*read_cr0)(void *ctx);
+    void (*write_cr0)(void *ctx, uint64_t value);
+    uint64_t (*read_cr3)(void *ctx);
+    void (*write_cr3)(void *ctx, uint64_t value);
 
     /*
      * The current processor's local APIC, by xAPIC register offset (SDM vol.

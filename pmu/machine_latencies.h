@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum latency_level { LAT_L1 = 0, LAT_L2, LAT_L3, LAT_DRAM, LAT_LEVELS };
+/* LAT_WALK: one load per 4 KiB page, more pages than any STLB, data in the L2 (kernel/tlb_window.h). */
+enum latency_level { LAT_L1 = 0, LAT_L2, LAT_L3, LAT_DRAM, LAT_WALK, LAT_LEVELS };
 
 struct machine_latencies {
     bool measured;    /* the calibration ran (some levels may still be missing) */
@@ -19,21 +20,30 @@ struct machine_latencies {
     const char *cycle_counter; /* what counted: "Core cycles", "APERF", "RDTSC" */
     /* Per level: hundredths of the unit per dependent load; 0 = not measured (see `why`). */
     int64_t latency[LAT_LEVELS];
-    uint64_t bytes[LAT_LEVELS];  /* footprint of the pointer chase */
+    uint64_t bytes[LAT_LEVELS];  /* footprint of the pointer chase (LAT_WALK: its data) */
     const char *why[LAT_LEVELS]; /* why a level is missing, or NULL */
+    uint64_t walk_pages;         /* LAT_WALK: 4 KiB pages of the window */
+    /*
+     * DRAM latency in hundredths of a ns (RDTSC per load / tsc_hz), 0 when
+     * unknown: fixed in time, so the metrics convert it to core cycles at
+     * each run's effective frequency (METRICS-FACTS.md §3c step 4).
+     */
+    int64_t dram_ns;
 };
 
 /*
- * The penalty of `level` relative to an L1 hit (N1..N3), in hundredths;
- * false when either level is missing. It may be negative on a noisy machine
+ * The penalty of `level` relative to an L1 hit (N1..N3), or of a TLB walk
+ * relative to an L2 hit (N4: the walk level's data sits in the L2), in
+ * hundredths; false when either level is missing. It may be negative on a noisy machine
  * (or under an emulator); the caller decides what that means.
  */
 static inline bool machine_latency_penalty(const struct machine_latencies *l, enum latency_level level,
                                            int64_t *out)
 {
-    if (!l || !l->measured || !l->latency[LAT_L1] || !l->latency[level])
+    enum latency_level base = level == LAT_WALK ? LAT_L2 : LAT_L1;
+    if (!l || !l->measured || !l->latency[base] || !l->latency[level])
         return false;
-    *out = l->latency[level] - l->latency[LAT_L1];
+    *out = l->latency[level] - l->latency[base];
     return true;
 }
 

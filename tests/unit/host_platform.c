@@ -615,6 +615,35 @@ void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xc
     h->p.write_xcr0 = host_write_xcr0;
 }
 
+static uint64_t host_read_cr0(void *ctx) { return ctx_of(ctx)->cr0; }
+static uint64_t host_read_cr3(void *ctx) { return ctx_of(ctx)->cr3; }
+
+static void host_write_cr0(void *ctx, uint64_t value)
+{
+    struct host_platform *h = ctx_of(ctx);
+    if (h->cr0_writes < (int)(sizeof(h->cr0_written) / sizeof(h->cr0_written[0])))
+        h->cr0_written[h->cr0_writes] = value;
+    h->cr0_writes++;
+    h->cr0 = value;
+}
+
+static void host_write_cr3(void *ctx, uint64_t value)
+{
+    struct host_platform *h = ctx_of(ctx);
+    h->cr3_writes++;
+    h->cr3 = value;
+}
+
+void host_paging_enable(struct host_platform *h, uint64_t cr0, uint64_t cr3)
+{
+    h->cr0 = cr0;
+    h->cr3 = cr3;
+    h->p.read_cr0 = host_read_cr0;
+    h->p.write_cr0 = host_write_cr0;
+    h->p.read_cr3 = host_read_cr3;
+    h->p.write_cr3 = host_write_cr3;
+}
+
 static void host_finish(void *ctx, enum nb_finish_action action)
 {
     struct host_platform *h = ctx_of(ctx);

@@ -98,6 +98,10 @@ struct host_platform {
      */
     uint64_t cr4, xcr0;
     int cr4_writes, xcr0_writes, bad_xcr_accesses;
+    /* CR0/CR3 (host_paging_enable): every CR0 write in order, and how often CR3 was written. */
+    uint64_t cr0, cr3;
+    uint64_t cr0_written[8];
+    int cr0_writes, cr3_writes;
 
     /* Clock: the fake TSC advances by tsc_per_us for every microsecond stalled. */
     bool real_tsc;            /* read_tsc executes RDTSC instead */
@@ -148,6 +152,8 @@ void host_cpuid_set_brand(struct host_platform *h, const char *brand);
 
 /* Gives the platform CR4/XCR0 access (read_cr4..write_xcr0), starting at these values. */
 void host_control_regs_enable(struct host_platform *h, uint64_t cr4, uint64_t xcr0);
+/* Gives the platform CR0/CR3 access (read_cr0..write_cr3), starting at these values. */
+void host_paging_enable(struct host_platform *h, uint64_t cr0, uint64_t cr3);
 
 void host_msr_set(struct host_platform *h, uint32_t msr, uint64_t value);
 uint64_t host_msr_get(const struct host_platform *h, uint32_t msr);

@@ -1,8 +1,10 @@
 /*
  * test_bench_metrics.c — the image's metric evaluation (kernel/bench_metrics.h)
  * with -calibrate's latencies: N1..N3 are the penalties of L2, L3 and DRAM
- * over an L1 hit, in core cycles (METRICS-FACTS.md 3c); N4 and latencies in
- * TSC ticks are n/a with the reason.
+ * over an L1 hit, N4 that of a TLB walk over an L2 hit, in core cycles
+ * (METRICS-FACTS.md 3c); N3 from the DRAM latency in ns at the run's
+ * effective frequency when the fixed counters give it; latencies in TSC
+ * ticks are n/a with the reason.
  */
 #include <string.h>
 
@@ -17,7 +19,8 @@ static void no_errors(void *arg, const char *message)
 }
 
 /* Prints group `lat` of a small metric file with these latencies; returns the text. */
-static const char *report_latencies(struct host_platform *h, const struct machine_latencies *l)
+static const char *report_latencies_fixed(struct host_platform *h, const struct machine_latencies *l,
+                                          const int64_t *fixed, unsigned n_fixed, uint64_t tsc_hz)
 {
     static struct metric_file f;
     static struct metric_plan plan;
@@ -34,9 +37,15 @@ static const char *report_latencies(struct host_platform *h, const struct machin
     report_init(&r, &h->p);
     host_text_reset(h);
     r.serial_seq = 0;
-    struct metric_measured m = { .tsc_known = true, .tsc = 100, .latencies = l };
+    struct metric_measured m = { .tsc_known = true, .tsc = 100, .latencies = l, .fixed_values = fixed,
+                                 .n_fixed = n_fixed, .tsc_hz = tsc_hz };
     metrics_report(&plan, &m, &r);
     return host_text(h);
+}
+
+static const char *report_latencies(struct host_platform *h, const struct machine_latencies *l)
+{
+    return report_latencies_fixed(h, l, NULL, 0, 0);
 }
 
 NB_TEST(metrics_latency_penalties_from_calibration)
@@ -47,17 +56,52 @@ NB_TEST(metrics_latency_penalties_from_calibration)
                                    .latency = { 400, 1400, 4400, 20400 } };
     CHECK_EQ_STR(report_latencies(&h, &l),
                  "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 200.00\n"
-                 "N_TLB: n/a (the TLB-walk penalty N4 is not calibrated)\nMODEL: 500.00\n");
+                 "N_TLB: n/a (a memory latency level was not measured)\nMODEL: 500.00\n");
+    host_platform_free(&h);
+    /* The calibration's reason for a missing walk level. */
+    l.why[LAT_WALK] = "5-level paging (CR4.LA57): the window hooks a PML4 entry";
+    CHECK_EQ_STR(report_latencies(&h, &l),
+                 "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 200.00\n"
+                 "N_TLB: n/a (5-level paging (CR4.LA57): the window hooks a PML4 entry)\nMODEL: 500.00\n");
+    host_platform_free(&h);
+    /* A walk of 44 cycles: N4 = walk - L2 = 30. */
+    l.why[LAT_WALK] = NULL;
+    l.latency[LAT_WALK] = 4400;
+    CHECK_EQ_STR(report_latencies(&h, &l),
+                 "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 200.00\nN_TLB: 30.00\nMODEL: 500.00\n");
     host_platform_free(&h);
 
     /* Without -calibrate, and in TSC ticks (no PMU): n/a, and why. */
     CHECK_EQ_STR(report_latencies(&h, NULL),
-                 "N_L2: n/a (memory latencies N1..N3 not measured (add -calibrate))\nN_L3: n/a\nN_DRAM: n/a\n"
-                 "N_TLB: n/a (the TLB-walk penalty N4 is not calibrated)\nMODEL: n/a\n");
+                 "N_L2: n/a (memory latencies N1..N4 not measured (add -calibrate))\nN_L3: n/a\nN_DRAM: n/a\n"
+                 "N_TLB: n/a\nMODEL: n/a\n");
     host_platform_free(&h);
     l.core_cycles = false;
     CHECK_EQ_STR(report_latencies(&h, &l),
                  "N_L2: n/a (memory latencies were measured in TSC ticks, not core cycles)\nN_L3: n/a\n"
-                 "N_DRAM: n/a\nN_TLB: n/a (the TLB-walk penalty N4 is not calibrated)\nMODEL: n/a\n");
+                 "N_DRAM: n/a\nN_TLB: n/a\nMODEL: n/a\n");
+    host_platform_free(&h);
+}
+
+/*
+ * DRAM latency is fixed in ns (METRICS-FACTS.md 3c step 4): 50.00 ns at this
+ * run's effective frequency, TSC 2 GHz x CPU_CLK_UNHALTED.THREAD 300 /
+ * REF_TSC 200 = 3 GHz, is 150 cycles, so N3 = 150 - L1 4 = 146 (not the
+ * calibration's 200). Without the reference cycles, the calibration's N3.
+ */
+NB_TEST(metrics_n3_at_the_runs_effective_frequency)
+{
+    struct host_platform h;
+    struct machine_latencies l = { .measured = true, .core_cycles = true,
+                                   .latency = { 400, 1400, 4400, 20400, 4400 }, .dram_ns = 5000 };
+    const int64_t fixed[3] = { 1000, 300, 200 }; /* Intel: INST_RETIRED.ANY, THREAD, REF_TSC */
+    CHECK_EQ_STR(report_latencies_fixed(&h, &l, fixed, 3, 2000000000),
+                 "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 146.00\nN_TLB: 30.00\nMODEL: 392.00\n");
+    host_platform_free(&h);
+    CHECK_EQ_STR(report_latencies_fixed(&h, &l, fixed, 2, 2000000000),
+                 "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 200.00\nN_TLB: 30.00\nMODEL: 500.00\n");
+    host_platform_free(&h);
+    CHECK_EQ_STR(report_latencies_fixed(&h, &l, fixed, 3, 0),
+                 "N_L2: 10.00\nN_L3: 40.00\nN_DRAM: 200.00\nN_TLB: 30.00\nMODEL: 500.00\n");
     host_platform_free(&h);
 }

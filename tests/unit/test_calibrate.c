@@ -37,6 +37,7 @@ NB_TEST(calibrate_sizes_from_the_cache_report)
     CHECK_EQ_U64(bytes[LAT_L2], 262144);
     CHECK_EQ_U64(bytes[LAT_L3], 8388608);
     CHECK_EQ_U64(bytes[LAT_DRAM], 268435456); /* 8 x L3 = 128 MiB, raised to 256 MiB */
+    CHECK_EQ_U64(bytes[LAT_WALK], 262144);    /* the walk's data: the L2 footprint */
     /* A 64 MiB L3: 512 MiB. No L3: L3 missing, DRAM from the L2. */
     ci.caches[3].size = 64u << 20;
     calibrate_sizes(&ci, CALIBRATE_DRAM_MIN, bytes, why);
@@ -53,6 +54,47 @@ NB_TEST(calibrate_sizes_from_the_cache_report)
         CHECK_EQ_U64(bytes[i], 0);
     CHECK_EQ_STR(why[LAT_L1], "the cache report has no L1d");
     CHECK_EQ_STR(why[LAT_DRAM], "the cache report has no caches");
+    CHECK_EQ_STR(why[LAT_WALK], "no L2 footprint for the pages' data");
+}
+
+NB_TEST(calibrate_walk_slot_spreads_the_l2_footprint_over_the_pages)
+{
+    CHECK_EQ_U64(calibrate_walk_slot(262144, 8192, 64), 32);  /* QEMU max: half of 512 KiB */
+    CHECK_EQ_U64(calibrate_walk_slot(131072, 8192, 64), 16);  /* Skylake client: half of 256 KiB */
+    CHECK_EQ_U64(calibrate_walk_slot(655360, 8192, 64), 64);  /* Golden Cove: 80 bytes, one line at most */
+    CHECK_EQ_U64(calibrate_walk_slot(196608, 8192, 64), 16);  /* 24 bytes: a power of two below */
+    CHECK_EQ_U64(calibrate_walk_slot(32768, 8192, 64), 0);    /* 4 bytes: too small for a pointer */
+}
+
+/* The walk chain: one cycle through every window page, node v at its own line of frame v mod frames. */
+NB_TEST(calibrate_walk_chain_visits_every_page_once)
+{
+    enum { PAGES = 256, SLOT = 64, FRAMES = PAGES * SLOT / 4096 };
+    const uint64_t window = 0x7F0000000000ull;
+    uint8_t *frames = aligned_alloc(4096, FRAMES * 4096);
+    REQUIRE(frames != NULL);
+    memset(frames, 0, FRAMES * 4096);
+    calibrate_build_walk_chain(frames, PAGES, SLOT, window);
+    uint8_t seen[PAGES] = { 0 };
+    /* R14 starts at the middle of the frames: node FRAMES / 2, at offset 0 of its page. */
+    uint64_t v = *(uint64_t *)(frames + FRAMES * 4096 / 2);
+    CHECK(v >= window && v < window + PAGES * 4096ull);
+    size_t steps = 0, neighbours = 0;
+    uint64_t start = v;
+    do {
+        uint64_t page = (v - window) / 4096, off = v % 4096;
+        REQUIRE(page < PAGES);
+        CHECK_EQ_U64(off, page / FRAMES % (4096 / SLOT) * SLOT);
+        CHECK(!seen[page]);
+        seen[page] = 1;
+        uint64_t next = *(uint64_t *)(frames + page % FRAMES * 4096 + off);
+        neighbours += (next - window) / 4096 == page + 1;
+        v = next;
+        steps++;
+    } while (v != start && steps <= PAGES);
+    CHECK_EQ_INT(steps, PAGES);
+    CHECK(neighbours < 10);
+    free(frames);
 }
 
 NB_TEST(calibrate_chain_is_one_cycle_through_every_node)
@@ -102,7 +144,7 @@ NB_TEST(calibrate_runs_the_chase_and_keeps_the_values)
     CHECK(l->measured);
     CHECK(!l->core_cycles);
     CHECK_EQ_STR(l->cycle_counter, "RDTSC");
-    for (int i = 0; i < LAT_LEVELS; i++)
+    for (int i = 0; i <= LAT_DRAM; i++)
         CHECK(l->latency[i] > 0);
     CHECK_EQ_U64(l->bytes[LAT_L2], 32768);
     CHECK_EQ_U64(l->bytes[LAT_DRAM], 8u << 20);
@@ -110,9 +152,12 @@ NB_TEST(calibrate_runs_the_chase_and_keeps_the_values)
     CHECK(strncmp(text, "calibration: L1 ", 16) == 0);
     CHECK(strstr(text, " TSC ticks, DRAM ") != NULL);
     CHECK(strstr(text, "(TSC ticks per dependent load: no usable PMU)\n") != NULL);
+    /* 32 KiB over 8192 pages is 4 bytes a page: no walk level (and no page tables to hook here). */
     CHECK(strstr(text, "calibration: footprints L1 4096 bytes, L2 32768 bytes, L3 262144 bytes, "
-                       "DRAM 8388608 bytes; the TLB-walk penalty N4 is not measured\n") != NULL);
+                       "DRAM 8388608 bytes, TLB walk n/a (the L2 footprint gives under 8 bytes per page)\n") != NULL);
+    CHECK_EQ_U64(l->latency[LAT_WALK], 0);
     CHECK(strstr(text, "calibration: N1 (L2 - L1) ") != NULL);
+    CHECK(strstr(text, ", N4 (TLB walk - L2) n/a ") != NULL);
     /* The areas are back to 1 MiB and the hook is gone. */
     CHECK_EQ_U64(c.area_size[AREA_R14], BENCH_AREA_SIZE);
     CHECK(c.prepare_areas == NULL);

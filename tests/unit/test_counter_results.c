@@ -11,6 +11,7 @@
  * number of events per copy of the main code, so with the default
  * 1000/2000 copies the printed result is exactly that number.
  */
+#include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "host_platform.h"
 #include "msr_names.h"
@@ -921,8 +922,8 @@ NB_TEST(results_metrics_codemon_skylake)
                  "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\nL1D_FPU_RATIO: 0.17\nEXE_RATIO: 0.67\n"
                  "OTHER_BE_RATIO: 0.10\nFE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: 0.77\nCM_L2_MISS_RATIO: 0.25\n"
                  "CM_L3_MISS_RATIO: 0.40\n"
-                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N3 not measured (add -calibrate))\n"
-                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a (the TLB-walk penalty N4 is not calibrated)\n"
+                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N4 not measured (add -calibrate))\n"
+                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a\n"
                  "FP_SPEED: n/a (TSC frequency unknown)\nSYS_UTILIZE: n/a (peak_flop_per_cycle unknown for this CPU)\n"
                  "codemon: stalls are 60% of cycles; of them memory access 77%, execution 67%, the front end "
                  "25%, pipeline flushes 17% (parts overlap)\n");
@@ -1204,5 +1205,39 @@ NB_TEST(results_metrics_topdown_level2_gracemont)
                  "RDTSC: 2.00\nINST: 3.00\n"
                  "TD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\n"
                  "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\n");
+    rig_down(&x);
+}
+
+/*
+ * The same with -calibrate's latencies (hundredths of a core cycle): L1 4,
+ * L2 14, L3 44, DRAM 204, TLB walk 44, so N1 = 10, N2 = 40, N3 = 200, N4 =
+ * 44 - 14 = 30 (no TSC frequency here: N3 as calibrated). Per copy 1.5 L2
+ * hits, 0.3 L3 hits, 0.2 L3 misses, 0.1 walks: bubbles = 15 + 12 + 40 + 3 =
+ * 70; cache 27/70 = 0.39, DRAM 40/70 = 0.57, walks 3/70 = 0.04
+ * (METRICS-FACTS.md 3b rows 14-16), and the plain words say so.
+ */
+NB_TEST(results_metrics_codemon_latency_model_words)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, CODEMON_RATES, NB_ARRAY_SIZE(CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.o.metrics = "codemon";
+    struct machine_latencies l = { .measured = true, .core_cycles = true, .cycle_counter = "Core cycles",
+                                   .latency = { 400, 1400, 4400, 20400, 4400 } };
+    calibration_set(&l);
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 5.00\nPROG_CPUI: 2.50\nPROG_CPI: 2.00\nPROG_UCPUI: 1.00\nPROG_UCPI: 0.80\n"
+                 "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\nL1D_FPU_RATIO: 0.17\nEXE_RATIO: 0.67\n"
+                 "OTHER_BE_RATIO: 0.10\nFE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: 0.77\nCM_L2_MISS_RATIO: 0.25\n"
+                 "CM_L3_MISS_RATIO: 0.40\nCACHE_DELAY_RATIO: 0.39\nMEM_DELAY_RATIO: 0.57\nTLB_DELAY_RATIO: 0.04\n"
+                 "FP_SPEED: n/a (TSC frequency unknown)\nSYS_UTILIZE: n/a (peak_flop_per_cycle unknown for this CPU)\n"
+                 "codemon: stalls are 60% of cycles; of them memory access 77%, execution 67%, the front end "
+                 "25%, pipeline flushes 17% (parts overlap); the latency model puts 39% of the memory delay in "
+                 "L2/L3 hits, 57% in DRAM and 4% in page walks: L3 misses dominate\n");
+    struct machine_latencies none = { 0 };
+    calibration_set(&none);
     rig_down(&x);
 }

@@ -357,10 +357,10 @@ static const char *const CONST_WHY[METRIC_CONST_COUNT] = {
     [METRIC_CONST_TSC_HZ] = NULL, /* the rig gives the TSC frequency */
     [METRIC_CONST_ISSUE_WIDTH] = "issue_width unknown for this CPU",
     [METRIC_CONST_PEAK_FLOP] = "peak_flop_per_cycle unknown for this CPU",
-    [METRIC_CONST_N1] = "memory latencies N1..N3 not measured (add -calibrate)",
-    [METRIC_CONST_N2] = "memory latencies N1..N3 not measured (add -calibrate)",
-    [METRIC_CONST_N3] = "memory latencies N1..N3 not measured (add -calibrate)",
-    [METRIC_CONST_N4] = "the TLB-walk penalty N4 is not calibrated",
+    [METRIC_CONST_N1] = "memory latencies N1..N4 not measured (add -calibrate)",
+    [METRIC_CONST_N2] = "memory latencies N1..N4 not measured (add -calibrate)",
+    [METRIC_CONST_N3] = "memory latencies N1..N4 not measured (add -calibrate)",
+    [METRIC_CONST_N4] = "memory latencies N1..N4 not measured (add -calibrate)",
 };
 
 /* The reasons metric `metric` can have no value for: the constants it needs that the file leaves unknown. */

@@ -310,10 +310,11 @@ CODEMON = [
                                  "(EXE_ACTIVITY.BOUND_ON_LOADS + EXE_ACTIVITY.BOUND_ON_STORES) / CM_B"]),
     ("CM_L2_MISS_RATIO", ["MEM_LOAD_RETIRED.L2_MISS / MEM_LOAD_RETIRED.L1_MISS"]),
     ("CM_L3_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE"]),
-    ("CM_LATENCY_BUBBLES", ["MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2 + MEM_LOAD_RETIRED.L3_MISS * N3"]),
+    ("CM_LATENCY_BUBBLES", ["MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2 + MEM_LOAD_RETIRED.L3_MISS * N3"
+                            " + DTLB_LOAD_MISSES.WALK_COMPLETED * N4"]),
     ("CACHE_DELAY_RATIO", ["(MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2) / CM_LATENCY_BUBBLES"]),
     ("MEM_DELAY_RATIO", ["MEM_LOAD_RETIRED.L3_MISS * N3 / CM_LATENCY_BUBBLES"]),
-    ("TLB_DELAY_RATIO", ["DTLB_LOAD_MISSES.WALK_COMPLETED * N4 / (CM_LATENCY_BUBBLES + DTLB_LOAD_MISSES.WALK_COMPLETED * N4)"]),
+    ("TLB_DELAY_RATIO", ["DTLB_LOAD_MISSES.WALK_COMPLETED * N4 / CM_LATENCY_BUBBLES"]),
 ]
 # Only if FLOP exists (the flops group's helper); not required for the group.
 CODEMON_FP = [
@@ -464,7 +465,7 @@ class File:
                 "# codemon (section 3b, Codemon's indicators on x86; symbols of 3a): C cycles,",
                 "# I instructions, N NOPs, B stall cycles (no uop retired), then its overlapping",
                 "# parts (not a partition, unlike top-down). The latency model (3c) uses the",
-                "# -calibrate penalties N1..N3; its TLB term W*N4 stays out until N4 is calibrated."],
+                "# -calibrate penalties N1..N4: bubbles = H2*N1 + H3*N2 + M*N3 + W*N4."],
                 CODEMON, extra=CODEMON_FP)
         else:
             self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
