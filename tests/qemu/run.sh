@@ -491,6 +491,35 @@ REF_PER_TSC: n/a" "$out" || return 1
 benchmark,metric.IPC,n/a" "$(grep -E ',metric\.(CPI|IPC),' "$TMP/metrics/run-0001.csv")"
 }
 
+# -metrics codemon on a Zen 3 model (EPYC-Milan, family 19h model 1) without a
+# PMU: the image reads Zen3.txt and codemon_zen2.txt from the medium; the
+# metrics its events cannot give print their `na` reasons (METRICS-FACTS 3a),
+# the rest n/a for the missing PMU (its reason once).
+test_metrics_codemon_na_reasons() {
+    local out
+    out=$(QEMU_CPU=EPYC-Milan QEMU_EXTRA= $NB -asm "ADD RAX, RBX; ADD RBX, RAX" -metrics codemon -icount 4 \
+        2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 32.00
+PROG_CPUI: n/a (no usable PMU: counter 0 (MSR 0xc0010004) read back 0x0 after writing 0x5a5a)
+PROG_CPI: n/a
+PROG_UCPUI: n/a
+PROG_UCPI: n/a
+PROG_DELAY_RATIO: n/a
+FLUSH_RATIO: n/a
+L1D_FPU_RATIO: n/a (no AMD event counts L1D-bound stall cycles (section 3a))
+EXE_RATIO: n/a (no ex_no_retire (0D6) event on Zen 2/3 (sections 1c, 3a))
+OTHER_BE_RATIO: n/a
+FE_RATIO: n/a
+PROG_ACCESS_DELAY_RATIO: n/a
+CM_L2_MISS_RATIO: n/a
+CM_L3_MISS_RATIO: n/a
+CACHE_DELAY_RATIO: n/a
+MEM_DELAY_RATIO: n/a
+TLB_DELAY_RATIO: n/a
+FP_SPEED: n/a
+SYS_UTILIZE: n/a" "$out"
+}
+
 test_no_pmu_amd_probe() {
     local out
     out=$(QEMU_CPU=EPYC $NB -asm "ADD RAX, RBX" -unroll_count 10 -fixed_counters -icount 4 \
@@ -1348,6 +1377,7 @@ run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test metrics_without_pmu test_metrics_without_pmu
+run_test metrics_codemon_na_reasons test_metrics_codemon_na_reasons
 run_test platform_report test_platform_report
 run_test msr_config test_msr_config
 run_test area_sizes test_area_sizes
