@@ -5,7 +5,8 @@ that configs/cpu_map.txt maps to a cfg_<PREFIX>_common.txt (format: configs/READ
 
 Each metric below has alternatives (one per event naming of a generation); the
 first whose events all exist in that microarchitecture's configs is written, a
-metric with none is left out, and a group is written only if all its required
+metric with none is left out (or, where the table gives a reason, written as
+`na NAME: reason` so that it prints n/a with it), and a group is written only if all its required
 metrics are there (`need`), or with the metrics that are (`some`). So a file
 names only events its configs define (tests/unit/test_metric_configs.c checks it).
 
@@ -379,8 +380,6 @@ HELPERS = {"SLOTS", "L1D_FILLS", "L2_ACCESSES", "DTLB_WALKS", "FLOP", "CM_B", "C
            "CM_H3", "CM_M"}
 # Helpers that are also printed (part of the group list).
 PRINTED_HELPERS = {"FLOP"}
-# Codemon metrics a core must compute for the group to be written (the rest may be `na`).
-CODEMON_CORE = ["CM_B", "PROG_CPI", "PROG_DELAY_RATIO"]
 
 IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 
@@ -482,7 +481,6 @@ class File:
         picked += self.pick(extra)
         for name, e in picked:
             self.defined[name] = e
-        reasons = dict(na)
         lines = {n: "%s = %s" % (n, e) for n, e in picked}
         lines.update({n: "na %s: %s" % (n, r) for n, r in na})
         names = [m[0] for m in list(metrics) + list(extra) if m[0] in lines]
@@ -496,19 +494,17 @@ class File:
             members = [n for n in order if n in members]
         self.lines.append("group %s: %s" % (group, " ".join(members)))
         self.groups[group] = members
-        self.na_reasons = getattr(self, "na_reasons", {})
-        self.na_reasons.update(reasons)
         return True
 
     def with_config(self, config, emit):
         """Runs emit() with the hand-written config's events too; keeps the config if it was used."""
         if not config:
             return emit()
-        saved = set(self.events)
-        self.events |= read_events(os.path.join(CONFIGS, config))[1]
+        saved, added = set(self.events), read_events(os.path.join(CONFIGS, config))[1]
+        self.events |= added
         self.configs.append(config)
         n = len(self.lines)
-        if not emit() or not any(ev in l for l in self.lines[n:] for ev in read_events(os.path.join(CONFIGS, config))[1]):
+        if not emit() or not any(ev in line for line in self.lines[n:] for ev in added):
             self.configs.pop()
             self.events = saved
             return False
