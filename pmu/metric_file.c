@@ -231,28 +231,79 @@ static void parse_group(struct parse_state *s, const char *p, const char *end)
     f->n_groups++;
 }
 
-static void parse_metric(struct parse_state *s, const char *name, size_t n, const char *p, const char *end)
+/* The next free metric slot for `name`, or NULL after an error (bad, taken or built-in name, file full). */
+static struct metric_def *new_metric(struct parse_state *s, const char *name, size_t n)
 {
     struct metric_file *f = s->f;
     if (n >= METRIC_NAME_MAX) {
         error(s, s->line, "metric name too long (at most %u characters)", METRIC_NAME_MAX - 1);
-        return;
+        return NULL;
     }
     for (unsigned i = 0; i < f->n_metrics; i++)
         if (same(f->metrics[i].name, name, n)) {
             error(s, s->line, "metric %s is already defined (line %u)", f->metrics[i].name,
                   f->metrics[i].line);
-            return;
+            return NULL;
         }
     if (same("RDTSC", name, n) || const_index(name, n) >= 0) {
         error(s, s->line, "%.*s is a built-in name, not a metric (use const for constants)", (int)n, name);
-        return;
+        return NULL;
     }
     if (f->n_metrics >= METRIC_MAX) {
         error(s, s->line, "too many metrics (at most %u)", METRIC_MAX);
-        return;
+        return NULL;
     }
     struct metric_def *m = &f->metrics[f->n_metrics];
+    nb_memset(m, 0, sizeof(*m));
+    return m;
+}
+
+/*
+ * "na NAME: REASON" (p after "na"): a metric whose inputs this CPU lacks. It
+ * prints n/a with REASON instead of a guessed number (an empty expression,
+ * so it needs no events).
+ */
+static void parse_na(struct parse_state *s, const char *p, const char *end)
+{
+    skip_blank(&p, end);
+    const char *name = p;
+    size_t n = take_name(&p, end);
+    skip_blank(&p, end);
+    if (n == 0 || p >= end || *p != ':') {
+        error(s, s->line, "expected na NAME: REASON");
+        return;
+    }
+    p++;
+    skip_blank(&p, end);
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        end--;
+    size_t len = (size_t)(end - p);
+    if (len == 0) {
+        error(s, s->line, "na %.*s: the reason is missing", (int)(n > 40 ? 40 : n), name);
+        return;
+    }
+    if (len >= METRIC_WHY_MAX) {
+        error(s, s->line, "na %.*s: reason too long (at most %u characters)", (int)(n > 40 ? 40 : n), name,
+              METRIC_WHY_MAX - 1);
+        return;
+    }
+    struct metric_def *m = new_metric(s, name, n);
+    if (!m)
+        return;
+    nb_memcpy(m->name, name, n);
+    m->name[n] = '\0';
+    nb_memcpy(m->na_why, p, len);
+    m->na_why[len] = '\0';
+    m->line = s->line;
+    s->f->n_metrics++;
+}
+
+static void parse_metric(struct parse_state *s, const char *name, size_t n, const char *p, const char *end)
+{
+    struct metric_file *f = s->f;
+    struct metric_def *m = new_metric(s, name, n);
+    if (!m)
+        return;
     char err[160];
     if (!metric_expr_parse(p, (size_t)(end - p), &m->expr, ident, f, err, sizeof(err))) {
         error(s, s->line, "%s", err);
@@ -278,11 +329,14 @@ static void parse_line(struct parse_state *s, const char *p, const char *end)
         return parse_const(s, p, end);
     if (n == 5 && nb_strncmp(word, "group", 5) == 0 && spaced)
         return parse_group(s, p, end);
+    if (n == 2 && nb_strncmp(word, "na", 2) == 0 && spaced)
+        return parse_na(s, p, end);
     const char *after = p;
     skip_blank(&after, end);
     if (n > 0 && after < end && *after == '=')
         return parse_metric(s, word, n, after + 1, end);
-    error(s, s->line, "expected NAME = EXPR, group NAME: METRIC..., const NAME = NUMBER or config FILE...");
+    error(s, s->line, "expected NAME = EXPR, na NAME: REASON, group NAME: METRIC..., const NAME = NUMBER "
+                      "or config FILE...");
 }
 
 /* Depth-first search for a metric that reaches itself; writes the path when found. */
@@ -430,6 +484,8 @@ static struct metric_value eval_metric(struct eval *ev, unsigned m)
 {
     if (ev->depth > METRIC_MAX)
         return (struct metric_value){ false, 0, "metrics nested too deeply" };
+    if (ev->f->metrics[m].na_why[0])
+        return (struct metric_value){ false, 0, ev->f->metrics[m].na_why };
     ev->depth++;
     struct metric_value v = metric_expr_eval(&ev->f->metrics[m].expr, lookup, ev);
     ev->depth--;

@@ -8,6 +8,7 @@
  *   IPC = INST_RETIRED.ANY / CPU_CLK_UNHALTED.THREAD
  *   CPI = 1 / IPC
  *   group cpi: CPI IPC
+ *   na FP_SPEED: no FLOP-count event on this core (METRICS-FACTS 1b)
  *
  * `config` names the event configs (in configs/, searched in that order;
  * `builtin` = the image's architectural events) that define the events the
@@ -17,7 +18,10 @@
  * microarchitecture's value, the others come from the machine or stay
  * unknown), or else an event. Fixed counters and AMD's APERF/MPERF are
  * events with the names metric_fixed_counter() knows. A metric that depends
- * on itself is an error. Errors name "file:line:".
+ * on itself is an error. `na NAME: REASON` defines a metric this
+ * microarchitecture cannot compute (its events do not exist): it is always
+ * n/a with REASON, needs no inputs, and a metric using it is n/a with the
+ * same reason. Errors name "file:line:".
  */
 #ifndef METRIC_FILE_H
 #define METRIC_FILE_H
@@ -30,12 +34,13 @@
 #include "metric_expr.h"
 
 #define METRIC_NAME_MAX 80
-#define METRIC_MAX 48
-#define METRIC_IDENT_MAX 128
+#define METRIC_MAX 96
+#define METRIC_IDENT_MAX 192
 #define METRIC_GROUP_MAX 12
 #define METRIC_GROUP_MEMBERS 24
-#define METRIC_CONFIG_MAX 4
+#define METRIC_CONFIG_MAX 6
 #define METRIC_CONFIG_NAME_MAX 64
+#define METRIC_WHY_MAX 128
 
 enum metric_ident_kind {
     METRIC_ID_EVENT, /* an event of the configs, or a fixed counter */
@@ -54,6 +59,7 @@ struct metric_def {
     char name[METRIC_NAME_MAX];
     unsigned line;
     struct metric_expr expr;
+    char na_why[METRIC_WHY_MAX]; /* "na NAME: REASON": never a value, this reason ("" otherwise) */
 };
 
 struct metric_group {

@@ -10,7 +10,7 @@
  * with "f.txt:" and fits its buffer; counts stay within their limits; every
  * identifier an expression uses exists; a group member is a metric; a value
  * is known only when it is finite; with unknown inputs a metric that uses
- * an event is never known.
+ * an event is never known; an `na` metric is never known and says why.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct metric_value v = metric_file_eval(f, m, known, NULL);
         FUZZ_CHECK(!v.known || v.v - v.v == 0);
         FUZZ_CHECK(v.known || v.why != NULL);
+        FUZZ_CHECK(!f->metrics[m].na_why[0] || (!v.known && v.why == f->metrics[m].na_why));
+        FUZZ_CHECK(strlen(f->metrics[m].na_why) < METRIC_WHY_MAX);
         v = metric_file_eval(f, m, unknown, NULL);
         FUZZ_CHECK(v.known || v.why != NULL);
     }

@@ -491,6 +491,35 @@ REF_PER_TSC: n/a" "$out" || return 1
 benchmark,metric.IPC,n/a" "$(grep -E ',metric\.(CPI|IPC),' "$TMP/metrics/run-0001.csv")"
 }
 
+# -metrics codemon on a Zen 3 model (EPYC-Milan, family 19h model 1) without a
+# PMU: the image reads Zen3.txt and codemon_zen2.txt from the medium; the
+# metrics its events cannot give print their `na` reasons (METRICS-FACTS 3a),
+# the rest n/a for the missing PMU (its reason once).
+test_metrics_codemon_na_reasons() {
+    local out
+    out=$(QEMU_CPU=EPYC-Milan QEMU_EXTRA= $NB -asm "ADD RAX, RBX; ADD RBX, RAX" -metrics codemon -icount 4 \
+        2>/dev/null) || return 1
+    expect_eq "output" "RDTSC: 32.00
+PROG_CPUI: n/a (no usable PMU: counter 0 (MSR 0xc0010004) read back 0x0 after writing 0x5a5a)
+PROG_CPI: n/a
+PROG_UCPUI: n/a
+PROG_UCPI: n/a
+PROG_DELAY_RATIO: n/a
+FLUSH_RATIO: n/a
+L1D_FPU_RATIO: n/a (no AMD event counts L1D-bound stall cycles (section 3a))
+EXE_RATIO: n/a (no ex_no_retire (0D6) event on Zen 2/3 (sections 1c, 3a))
+OTHER_BE_RATIO: n/a
+FE_RATIO: n/a
+PROG_ACCESS_DELAY_RATIO: n/a
+CM_L2_MISS_RATIO: n/a
+CM_L3_MISS_RATIO: n/a
+CACHE_DELAY_RATIO: n/a
+MEM_DELAY_RATIO: n/a
+TLB_DELAY_RATIO: n/a
+FP_SPEED: n/a
+SYS_UTILIZE: n/a" "$out"
+}
+
 test_no_pmu_amd_probe() {
     local out
     out=$(QEMU_CPU=EPYC $NB -asm "ADD RAX, RBX" -unroll_count 10 -fixed_counters -icount 4 \
@@ -878,7 +907,29 @@ wrmsr 0x38f 0x1000800000001" "$(grep '^group' <<<"$out"; tail -4 <<<"$out")" || 
 group 1: INST@PMC2 CYCLES_NOT_IN_HALT@PMC3 RETIRED_SSE_AVX_FLOPS.ANY@PMC0+MERGE@PMC1{0,2,4}
 wrmsr 0xc0010202 0xf004000ff
 wrmsr 0xc0010200 0x431f03
-wrmsr 0xc0000301 0xf" "$(grep '^# metrics\|^group' <<<"$out"; tail -3 <<<"$out")"
+wrmsr 0xc0000301 0xf" "$(grep '^# metrics\|^group' <<<"$out"; tail -3 <<<"$out")" || return 1
+    # Zen 4 codemon (METRICS-FACTS 3a Zen 4 column): 26 events in 5 groups; the
+    # hand-written codemon_zen4.txt adds ex_no_retire.all (0D6/1B: 0x431bd6) and
+    # the cycles without front-end ops in all 6 slots (1A0/01 c6: event bits 11:8
+    # at bit 32, CntMask 6 at bit 24: 0x1064301a0).
+    out=$($NB -plan -plan_cpu amd:0x19:0x61:6 -asm nop -config "$TMP/amdinst.cfg" -metrics codemon) || return 1
+    expect_eq "zen4 codemon" "# metrics codemon from configs/metrics/Zen4.txt: 26 events added
+group 1: INST@PMC2 CYCLES_NOT_IN_HALT@PMC3 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2@PMC4 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LOCAL_CCX@PMC5 RETIRED_SSE_AVX_FLOPS.ANY@PMC0+MERGE@PMC1{0,2,4}
+group 2: DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.NEAR_CACHE_NEAR_FAR@PMC0 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_NEAR@PMC1 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.FAR_CACHE_NEAR_FAR@PMC2 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_FAR@PMC3 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C@PMC4 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_X@PMC5
+group 3: CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_L_HIT_S@PMC0 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_L_HIT_X@PMC1 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C_S@PMC2 L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS@PMC3 L1_DTLB_MISS.TLB_RELOAD_COALESCED_PAGE_MISS@PMC4 L1_DTLB_MISS.TLB_RELOAD_2M_L2_MISS@PMC5
+group 4: L1_DTLB_MISS.TLB_RELOAD_1G_L2_MISS@PMC0 OPS_SOURCE_DISPATCHED_FROM_DECODER.DECODER@PMC1 OPS_SOURCE_DISPATCHED_FROM_DECODER.OPCACHE@PMC2 OPS_SOURCE_DISPATCHED_FROM_DECODER.LOOP_BUFFER@PMC3 RETIRED_OPS@PMC4 CYCLES_NO_RETIRE.NOT_COMPLETE_MISSING_LOAD@PMC5
+group 5: CYCLES_NO_RETIRE.NOT_COMPLETE_LOAD_AND_ALU@PMC0 CYCLES_NO_RETIRE.ALL@PMC1 CYCLES_NO_RETIRE.OTHER@PMC2 DISPATCH_STALLS_1.FE_NO_OPS_CYCLES@PMC3
+wrmsr 0xc0010202 0x431bd6
+wrmsr 0xc0010206 0x1064301a0" "$(grep '^# metrics\|^group\|1bd6$\|1a0$' <<<"$out")" || return 1
+    # Gracemont (Alder Lake-N) codemon: B = UOPS_RETIRED.ALL with CMASK 1 and INV
+    # (codemon_ecore.txt, section 3a): 0x1c300c2 on PMC3 (IA32_PERFEVTSEL3, 0x189).
+    out=$($NB -plan -plan_cpu intel:6:0xbe:6 -asm nop -config "$TMP/inst.cfg" -metrics codemon) || return 1
+    expect_eq "gracemont codemon" "# metrics codemon from configs/metrics/AlderLakeE.txt: 16 events added, fixed counters read
+group 1: INST@PMC0 MEM_LOAD_UOPS_RETIRED.L1_MISS@PMC1 MEM_LOAD_UOPS_RETIRED.L2_MISS@PMC2 MEM_LOAD_UOPS_RETIRED.DRAM_HIT@PMC3 LONGEST_LAT_CACHE.MISS@PMC4 LONGEST_LAT_CACHE.REFERENCE@PMC5
+group 2: DTLB_LOAD_MISSES.WALK_COMPLETED@PMC0 TOPDOWN_FE_BOUND.ALL@PMC1 TOPDOWN_BAD_SPECULATION.ALL@PMC2 TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@PMC3 UOPS_RETIRED.STALL_CYCLES@PMC4 LD_HEAD.L1_BOUND_AT_RET@PMC5
+wrmsr 0x18a 0x1c300c2
+group 3: MEM_BOUND_STALLS.LOAD@PMC0 MEM_SCHEDULER_BLOCK.ST_BUF@PMC1 LD_HEAD.ANY_AT_RET@PMC2 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC3 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC4" \
+        "$(grep '^# metrics\|^group\|c300c2$' <<<"$out")"
 }
 
 # -plan of a suite: one heading per benchmark, each with its own config,
@@ -1359,6 +1410,7 @@ run_test image_layout test_image_layout
 run_test no_pmu_intel_cpuid test_no_pmu_intel_cpuid
 run_test no_pmu_amd_probe test_no_pmu_amd_probe
 run_test metrics_without_pmu test_metrics_without_pmu
+run_test metrics_codemon_na_reasons test_metrics_codemon_na_reasons
 run_test platform_report test_platform_report
 run_test msr_config test_msr_config
 run_test area_sizes test_area_sizes

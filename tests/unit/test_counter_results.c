@@ -1241,3 +1241,116 @@ NB_TEST(results_metrics_codemon_latency_model_words)
     calibration_set(&none);
     rig_down(&x);
 }
+
+/* The Zen 4 medium plus the hand-written config its codemon group names. */
+static void zen4_codemon_medium(struct host_platform *h)
+{
+    zen4_medium(h);
+    add_repo_file(h, "configs/codemon_zen4.txt");
+}
+
+/*
+ * Per copy on Zen 4 (METRICS-FACTS.md 3a Zen 4 column, 1c): 4 instructions, 10 cycles,
+ * B = ex_no_retire.all 6, its parts, ops dispatched 12 and retired 6, L2 status of
+ * data-cache reads, demand L1D fills by source, walks, 16 FLOPs (003 with the merge pair).
+ */
+static const struct rate ZEN4_CODEMON_RATES[] = {
+    { 0x0C0, 0x00, 400 }, { 0x076, 0x00, 1000 }, { 0x0D6, 0x1B, 600 }, { 0x0D6, 0x02, 300 },
+    { 0x0D6, 0x08, 60 },  { 0x0D6, 0xA2, 240 },  { 0x1A0, 0x01, 150 }, { 0x0AA, 0x01, 300 },
+    { 0x0AA, 0x02, 800 }, { 0x0AA, 0x04, 100 },  { 0x0C1, 0x00, 600 }, { 0x064, 0x08, 50 },
+    { 0x064, 0x10, 25 },  { 0x064, 0x20, 25 },   { 0x064, 0x40, 50 },  { 0x064, 0x80, 50 },
+    { 0x043, 0x01, 150 }, { 0x043, 0x02, 30 },   { 0x043, 0x04, 10 },  { 0x043, 0x08, 5 },
+    { 0x043, 0x10, 5 },   { 0x045, 0x10, 3 },    { 0x003, 0x1F, 1600 },
+};
+
+/*
+ * -metrics codemon on Zen 4 from the shipped files: C = 10, I = 4, no NOP
+ * event (N = 0), B = 6. By hand: CPUI = CPI 10/4 = 2.50, UCPUI = UCPI
+ * (10-6)/4 = 1.00, delay 6/10 = 0.60, flush = bad speculation x cycles / B
+ * = (12-6)/(6 x 10) x 10 / 6 = 0.17, L1D n/a (no AMD event), exe 3/6 =
+ * 0.50, other 0.6/6 = 0.10, FE (1A0/01 c6) 1.5/6 = 0.25, access (D6/A2)
+ * 2.4/6 = 0.40, L2 misses 0.5/(0.5+0.25+0.25+0.5+0.5) = 0.25, L3 misses
+ * (fills 2.0 - 1.5 L2 - 0.3 same CCX) / (2.0 - 1.5) = 0.40, SYS_UTILIZE
+ * 16/10/32 = 0.05; the latency model needs -calibrate, FP_SPEED the TSC
+ * frequency.
+ */
+NB_TEST(results_metrics_codemon_zen4)
+{
+    struct rig x;
+    machine_tweak = zen4_codemon_medium;
+    REQUIRE(rig_up(&x, true, ZEN4_CODEMON_RATES, NB_ARRAY_SIZE(ZEN4_CODEMON_RATES)));
+    x.o.metrics = "codemon";
+    CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 4.00\nPROG_CPUI: 2.50\nPROG_CPI: 2.50\nPROG_UCPUI: 1.00\nPROG_UCPI: 1.00\n"
+                 "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\n"
+                 "L1D_FPU_RATIO: n/a (no AMD event counts L1D-bound stall cycles (section 3a))\nEXE_RATIO: 0.50\n"
+                 "OTHER_BE_RATIO: 0.10\nFE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: 0.40\nCM_L2_MISS_RATIO: 0.25\n"
+                 "CM_L3_MISS_RATIO: 0.40\n"
+                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N4 not measured (add -calibrate))\n"
+                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a\n"
+                 "FP_SPEED: n/a (TSC frequency unknown)\nSYS_UTILIZE: 0.05\n"
+                 "codemon: stalls are 60% of cycles; of them execution 50%, memory access 40%, the front end "
+                 "25%, pipeline flushes 17% (parts overlap)\n");
+    rig_down(&x);
+}
+
+/*
+ * Alder Lake-N (model BEH, Gracemont only, so cpu_map picks AlderLakeE): perfmon
+ * v5, 6 general-purpose and 3 fixed counters of 48 bits (METRICS-FACTS.md 0),
+ * and the medium for its metric file with the hand-written codemon_ecore.txt.
+ */
+static void gracemont_codemon_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000B06E0, 0, 0, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300605, 0, 0, 0x603);
+    host_intel_pmcs(h, 6, 48, false);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_common.txt");
+    add_repo_file(h, "configs/cfg_AlderLakeE_all.txt");
+    add_repo_file(h, "configs/codemon_ecore.txt");
+    add_repo_file(h, "configs/metrics/AlderLakeE.txt");
+}
+
+/*
+ * Per copy on Gracemont (METRICS-FACTS.md 3a Gracemont column, 1b): B = C2/00 c1 inv
+ * 6 cycles, the TOPDOWN_* events in slots (5 per cycle), MEM_BOUND_STALLS.LOAD,
+ * LD_HEAD, MEM_SCHEDULER_BLOCK.ST_BUF, retired loads by level, LLC, walks.
+ */
+static const struct rate GRACEMONT_CODEMON_RATES[] = {
+    { 0xC0, 0x00, 500 }, { 0xC2, 0x00, 600 }, { 0x73, 0x00, 500 }, { 0x05, 0xF4, 60 },  { 0x34, 0x07, 200 },
+    { 0x74, 0x01, 500 }, { 0x04, 0x01, 30 },  { 0x71, 0x00, 750 }, { 0x05, 0xFF, 330 }, { 0xD1, 0x08, 200 },
+    { 0xD1, 0x10, 50 },  { 0xD1, 0x02, 150 }, { 0xD1, 0x04, 30 },  { 0xD1, 0x80, 20 },  { 0x2E, 0x41, 20 },
+    { 0x2E, 0x4F, 50 },  { 0x08, 0x0E, 10 },
+};
+
+/*
+ * -metrics codemon on Gracemont: C = 10 cycles (fixed 1), I = 5 (fixed 0), no
+ * NOP event (N = 0), B = 6. By hand: CPUI = CPI 10/5 = 2.00, UCPUI = UCPI
+ * (10-6)/5 = 0.80, delay 6/10 = 0.60, flush 5 slots / 5 / 6 = 0.17, L1D
+ * (LD_HEAD.L1_BOUND_AT_RET) 0.6/6 = 0.10, exe (2 + 5/5)/6 = 0.50, other
+ * (ST_BUF) 0.3/6 = 0.05, FE 7.5/5/6 = 0.25, access (3.3 + 0.3)/6 = 0.60, L2
+ * misses 0.5/2 = 0.25, L3 (LLC) 0.2/0.5 = 0.40; the latency model needs
+ * -calibrate; no FLOP event, so FP_SPEED and SYS_UTILIZE are n/a with that
+ * reason (printed once).
+ */
+NB_TEST(results_metrics_codemon_gracemont)
+{
+    struct rig x;
+    machine_tweak = gracemont_codemon_medium;
+    REQUIRE(rig_up(&x, false, GRACEMONT_CODEMON_RATES, NB_ARRAY_SIZE(GRACEMONT_CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.o.metrics = "codemon";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 5.00\nPROG_CPUI: 2.00\nPROG_CPI: 2.00\nPROG_UCPUI: 0.80\nPROG_UCPI: 0.80\n"
+                 "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\nL1D_FPU_RATIO: 0.10\nEXE_RATIO: 0.50\n"
+                 "OTHER_BE_RATIO: 0.05\nFE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: 0.60\nCM_L2_MISS_RATIO: 0.25\n"
+                 "CM_L3_MISS_RATIO: 0.40\n"
+                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N4 not measured (add -calibrate))\n"
+                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a\n"
+                 "FP_SPEED: n/a (no FLOP-count event on the E-cores (section 1b))\nSYS_UTILIZE: n/a\n"
+                 "codemon: stalls are 60% of cycles; of them memory access 60%, execution 50%, the front end "
+                 "25%, pipeline flushes 17% (parts overlap)\n");
+    rig_down(&x);
+}

@@ -158,8 +158,8 @@ NB_TEST(metric_file_errors_name_file_and_line)
     CHECK_EQ_STR(e.text[1], "m.txt:3: unknown function 'foo' (min and max exist)");
     CHECK_EQ_STR(e.text[2], "m.txt:4: metric X is already defined (line 1)");
     CHECK_EQ_STR(e.text[3], "m.txt:6: unexpected character '$'");
-    CHECK_EQ_STR(e.text[4], "m.txt:7: expected NAME = EXPR, group NAME: METRIC..., const NAME = NUMBER "
-                            "or config FILE...");
+    CHECK_EQ_STR(e.text[4], "m.txt:7: expected NAME = EXPR, na NAME: REASON, group NAME: METRIC..., "
+                            "const NAME = NUMBER or config FILE...");
     CHECK_EQ_STR(e.text[5], "m.txt:8: expected a number, name or '(' at end of expression");
     /* Group members are checked once every metric is known. */
     CHECK_EQ_STR(e.text[6], "m.txt:5: group g: no metric NOPE");
@@ -172,4 +172,53 @@ NB_TEST(metric_file_cycle_is_an_error)
     CHECK(!load("A1 = B1 + 1\nB1 = C1\nC1 = A1\n", &f, &e));
     CHECK_EQ_INT(e.n, 1);
     CHECK_EQ_STR(e.text[0], "m.txt:1: metric A1 depends on itself (A1 -> B1 -> C1 -> A1)");
+}
+
+/* "na NAME: REASON": a metric this CPU cannot compute, n/a with that reason (never a number). */
+NB_TEST(metric_file_na_states_the_reason)
+{
+    static struct metric_file f;
+    struct errors e;
+    char b[200];
+    REQUIRE(load("na FP_SPEED: no FLOP-count event on Gracemont (section 1b)   # comment\n"
+                 "X = FP_SPEED * 2 + A\n"
+                 "Y = A / B\n"
+                 "group g: FP_SPEED X Y\n",
+                 &f, &e));
+    CHECK_EQ_INT(e.n, 0);
+    CHECK_EQ_STR(value_of(&f, "FP_SPEED", b, sizeof(b)), "n/a (no FLOP-count event on Gracemont (section 1b))");
+    CHECK_EQ_STR(value_of(&f, "X", b, sizeof(b)), "n/a (no FLOP-count event on Gracemont (section 1b))");
+    CHECK_EQ_STR(value_of(&f, "Y", b, sizeof(b)), "2.0000");
+    /* It needs no inputs: only A and B are events of the group. */
+    bool need[METRIC_IDENT_MAX] = { false };
+    metric_file_group_inputs(&f, 0, need);
+    char names[200] = "";
+    for (unsigned i = 0; i < f.n_idents; i++)
+        if (need[i] && f.idents[i].kind == METRIC_ID_EVENT) {
+            strcat(names, f.idents[i].name);
+            strcat(names, " ");
+        }
+    CHECK_EQ_STR(names, "A B ");
+}
+
+NB_TEST(metric_file_na_errors)
+{
+    static struct metric_file f;
+    struct errors e;
+    CHECK(!load("Y = 1\n"
+                "na Y: twice\n"
+                "na Z:\n"
+                "na : why\n"
+                "na W why\n"
+                "na V: 0123456789012345678901234567890123456789012345678901234567890123456789"
+                "0123456789012345678901234567890123456789012345678901234567890123456789\n"
+                "na RDTSC: x\n",
+                &f, &e));
+    CHECK_EQ_INT(e.n, 6);
+    CHECK_EQ_STR(e.text[0], "m.txt:2: metric Y is already defined (line 1)");
+    CHECK_EQ_STR(e.text[1], "m.txt:3: na Z: the reason is missing");
+    CHECK_EQ_STR(e.text[2], "m.txt:4: expected na NAME: REASON");
+    CHECK_EQ_STR(e.text[3], "m.txt:5: expected na NAME: REASON");
+    CHECK_EQ_STR(e.text[4], "m.txt:6: na V: reason too long (at most 127 characters)");
+    CHECK_EQ_STR(e.text[5], "m.txt:7: RDTSC is a built-in name, not a metric (use const for constants)");
 }

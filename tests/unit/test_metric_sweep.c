@@ -363,8 +363,14 @@ static const char *const CONST_WHY[METRIC_CONST_COUNT] = {
     [METRIC_CONST_N4] = "memory latencies N1..N4 not measured (add -calibrate)",
 };
 
-/* The reasons metric `metric` can have no value for: the constants it needs that the file leaves unknown. */
-static size_t unknown_inputs(const struct metric_file *f, unsigned metric, const char *why[METRIC_CONST_COUNT])
+#define WHY_MAX (METRIC_CONST_COUNT + METRIC_MAX)
+
+/*
+ * The reasons metric `metric` can have no value for: the constants it needs
+ * that the file leaves unknown, and the reasons of the `na` metrics it is
+ * or builds on.
+ */
+static size_t unknown_inputs(const struct metric_file *f, unsigned metric, const char *why[WHY_MAX])
 {
     static struct metric_file one;
     one = *f;
@@ -378,7 +384,11 @@ static size_t unknown_inputs(const struct metric_file *f, unsigned metric, const
         const struct metric_ident *id = &f->idents[i];
         if (need[i] && id->kind == METRIC_ID_CONST && !f->const_set[id->index] && CONST_WHY[id->index])
             why[n++] = CONST_WHY[id->index];
+        if (need[i] && id->kind == METRIC_ID_METRIC && f->metrics[id->index].na_why[0])
+            why[n++] = f->metrics[id->index].na_why;
     }
+    if (f->metrics[metric].na_why[0])
+        why[n++] = f->metrics[metric].na_why;
     return n;
 }
 
@@ -500,7 +510,7 @@ static void check_group(const char *rel, const char *spec, const struct metric_f
     size_t n_given = 0;
     for (unsigned k = 0; k < grp->n; k++) {
         const char *name = f->metrics[grp->member[k]].name;
-        const char *why[METRIC_CONST_COUNT];
+        const char *why[WHY_MAX];
         size_t n_why = unknown_inputs(f, grp->member[k], why);
         size_t len;
         const char *v = printed(text, name, &len);

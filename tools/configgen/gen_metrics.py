@@ -5,7 +5,8 @@ that configs/cpu_map.txt maps to a cfg_<PREFIX>_common.txt (format: configs/READ
 
 Each metric below has alternatives (one per event naming of a generation); the
 first whose events all exist in that microarchitecture's configs is written, a
-metric with none is left out, and a group is written only if all its required
+metric with none is left out (or, where the table gives a reason, written as
+`na NAME: reason` so that it prints n/a with it), and a group is written only if all its required
 metrics are there (`need`), or with the metrics that are (`some`). So a file
 names only events its configs define (tests/unit/test_metric_configs.c checks it).
 
@@ -288,9 +289,22 @@ FLOPS_AMD = [
     ("FP_PEAK_UTILIZATION", ["FLOP_PER_CYCLE / peak_flop_per_cycle"]),
 ]
 
-# Codemon (section 3b with the roles of 3a, latency model 3c). Skylake to Tiger Lake
-# (CYCLE_ACTIVITY.STALLS_MEM_ANY) or Golden Cove (EXE_ACTIVITY.BOUND_ON_LOADS and
-# MEMORY_ACTIVITY.STALLS_L1D_MISS in their place, 3a/3b row 11).
+# Codemon (section 3b with the roles of 3a, latency model 3c). A metric is
+# (name, [alternatives]) or (name, [alternatives], reason): with a reason, a core
+# whose configs fit no alternative gets `na NAME: reason` (configs/README.md
+# "Metric files"), so the metric prints n/a with why instead of a guess. An
+# alternative is an expression or (expression, note): the note becomes a comment.
+#
+# Intel P-cores: Skylake to Tiger Lake (CYCLE_ACTIVITY.STALLS_MEM_ANY) or Golden Cove
+# and later (EXE_ACTIVITY.BOUND_ON_LOADS and MEMORY_ACTIVITY.STALLS_L1D_MISS, 3a/3b row 11).
+CODEMON_P_PREFIXES = {
+    "Skylake", "SkylakeX", "IceLake", "IceLakeX", "TigerLake", "RocketLake", "AlderLakeP",
+    "SapphireRapids", "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove",
+    "ArrowLakeP_LionCove", "LunarLakeP_LionCove",
+}
+NO_L1D_STALLS = ("no CYCLE_ACTIVITY.STALLS_L1D_MISS or MEMORY_ACTIVITY.STALLS_L1D_MISS in this core's "
+                 "event configs (section 3a)")
+NO_FLOP = "no flops group for this core (the FLOP events of section 1a/1c are not in its event configs)"
 CODEMON = [
     ("CM_B", ["UOPS_RETIRED.STALL_CYCLES", "UOPS_RETIRED.STALLS"]),
     ("CM_USEFUL_I", ["INST_RETIRED.ANY - INST_RETIRED.NOP"]),
@@ -301,27 +315,128 @@ CODEMON = [
     ("PROG_DELAY_RATIO", ["CM_B / CPU_CLK_UNHALTED.THREAD"]),
     ("FLUSH_RATIO", ["INT_MISC.RECOVERY_CYCLES / CM_B"]),
     ("L1D_FPU_RATIO", ["(CYCLE_ACTIVITY.STALLS_MEM_ANY - CYCLE_ACTIVITY.STALLS_L1D_MISS) / CM_B",
-                       "(EXE_ACTIVITY.BOUND_ON_LOADS - MEMORY_ACTIVITY.STALLS_L1D_MISS) / CM_B"]),
+                       "(EXE_ACTIVITY.BOUND_ON_LOADS - MEMORY_ACTIVITY.STALLS_L1D_MISS) / CM_B"], NO_L1D_STALLS),
     ("EXE_RATIO", ["(CYCLE_ACTIVITY.STALLS_L1D_MISS + CYCLE_ACTIVITY.STALLS_TOTAL - CYCLE_ACTIVITY.STALLS_MEM_ANY) / CM_B",
-                   "(MEMORY_ACTIVITY.STALLS_L1D_MISS + CYCLE_ACTIVITY.STALLS_TOTAL - EXE_ACTIVITY.BOUND_ON_LOADS) / CM_B"]),
+                   "(MEMORY_ACTIVITY.STALLS_L1D_MISS + CYCLE_ACTIVITY.STALLS_TOTAL - EXE_ACTIVITY.BOUND_ON_LOADS) / CM_B"],
+     NO_L1D_STALLS),
     ("OTHER_BE_RATIO", ["EXE_ACTIVITY.BOUND_ON_STORES / CM_B"]),
-    ("FE_RATIO", ["IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / CM_B"]),
+    ("FE_RATIO", ["IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / CM_B"],
+     "no IDQ 0-uop cycles event (IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE) in this core's event configs (section 3a)"),
     ("PROG_ACCESS_DELAY_RATIO", ["(CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / CM_B",
                                  "(EXE_ACTIVITY.BOUND_ON_LOADS + EXE_ACTIVITY.BOUND_ON_STORES) / CM_B"]),
     ("CM_L2_MISS_RATIO", ["MEM_LOAD_RETIRED.L2_MISS / MEM_LOAD_RETIRED.L1_MISS"]),
-    ("CM_L3_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE"]),
+    ("CM_L3_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE",
+                          ("MEM_LOAD_RETIRED.L3_MISS / MEM_LOAD_RETIRED.L2_MISS",
+                           "# CM_L3_MISS_RATIO from retired loads (MEM_LOAD_RETIRED.L3_MISS / L2_MISS, section 3a): its event\n"
+                           "# configs have no LONGEST_LAT_CACHE.REFERENCE (section 1a)")]),
     ("CM_LATENCY_BUBBLES", ["MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2 + MEM_LOAD_RETIRED.L3_MISS * N3"
                             " + DTLB_LOAD_MISSES.WALK_COMPLETED * N4"]),
     ("CACHE_DELAY_RATIO", ["(MEM_LOAD_RETIRED.L2_HIT * N1 + MEM_LOAD_RETIRED.L3_HIT * N2) / CM_LATENCY_BUBBLES"]),
     ("MEM_DELAY_RATIO", ["MEM_LOAD_RETIRED.L3_MISS * N3 / CM_LATENCY_BUBBLES"]),
     ("TLB_DELAY_RATIO", ["DTLB_LOAD_MISSES.WALK_COMPLETED * N4 / CM_LATENCY_BUBBLES"]),
+    ("FP_SPEED", ["FLOP / (RDTSC / tsc_hz)"], NO_FLOP),
+    ("SYS_UTILIZE", ["FLOP / CPU_CLK_UNHALTED.THREAD / peak_flop_per_cycle"], NO_FLOP),
 ]
-# Only if FLOP exists (the flops group's helper); not required for the group.
-CODEMON_FP = [
-    ("FP_SPEED", ["FLOP / (RDTSC / tsc_hz)"]),
-    ("SYS_UTILIZE", ["FLOP / CPU_CLK_UNHALTED.THREAD / peak_flop_per_cycle"]),
+CODEMON_P_COMMENT = [
+    "# codemon (section 3b, Codemon's indicators on x86; symbols of 3a): C cycles,",
+    "# I instructions, N NOPs, B stall cycles (no uop retired), then its overlapping",
+    "# parts (not a partition, unlike top-down). The latency model (3c) uses the",
+    "# -calibrate penalties N1..N4: bubbles = H2*N1 + H3*N2 + M*N3 + W*N4."]
+
+# Intel E-cores (section 3a Gracemont column, 1b, 3c): B = C2/00 c1 inv from the
+# hand-written codemon_ecore.txt; the TOPDOWN_* slot counts / issue_width give cycles.
+CODEMON_E_PREFIXES = {"AlderLakeE", "Tremont", "SnowRidgeX", "MeteorLakeE_Crestmont", "SierraForest",
+                      "ArrowLakeE_Skymont", "LunarLakeE_Skymont"}
+CODEMON_E_CONFIG = "codemon_ecore.txt"
+NO_DRAM_HIT = "no MEM_LOAD_UOPS_RETIRED.DRAM_HIT (D1/80, the M of section 3c) in this core's event configs"
+CODEMON_E = [
+    ("CM_B", ["UOPS_RETIRED.STALL_CYCLES"]),
+    ("PROG_CPUI", [("CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY",
+                    "# No NOP event on the E-cores (sections 1b, 3a): N = 0, so PROG_CPUI = PROG_CPI.")]),
+    ("PROG_CPI", ["CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY"]),
+    ("PROG_UCPUI", ["(CPU_CLK_UNHALTED.THREAD - CM_B) / INST_RETIRED.ANY"]),
+    ("PROG_UCPI", ["(CPU_CLK_UNHALTED.THREAD - CM_B) / INST_RETIRED.ANY"]),
+    ("PROG_DELAY_RATIO", ["CM_B / CPU_CLK_UNHALTED.THREAD"]),
+    ("FLUSH_RATIO", ["TOPDOWN_BAD_SPECULATION.ALL / issue_width / CM_B",
+                     "TOPDOWN_BAD_SPECULATION.ALL_P / issue_width / CM_B"],
+     "no TOPDOWN_BAD_SPECULATION.ALL in this core's event configs (section 3a)"),
+    ("L1D_FPU_RATIO", ["LD_HEAD.L1_BOUND_AT_RET / CM_B"],
+     "no LD_HEAD.L1_BOUND_AT_RET in this core's event configs (section 3a)"),
+    ("EXE_RATIO", ["(MEM_BOUND_STALLS.LOAD + TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / issue_width) / CM_B",
+                   "(MEM_BOUND_STALLS_LOAD.ALL + TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / issue_width) / CM_B"],
+     "no MEM_BOUND_STALLS.LOAD or TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS in this core's event configs (section 3a)"),
+    ("OTHER_BE_RATIO", ["MEM_SCHEDULER_BLOCK.ST_BUF / CM_B"],
+     "no MEM_SCHEDULER_BLOCK.ST_BUF in this core's event configs (section 3a)"),
+    ("FE_RATIO", ["TOPDOWN_FE_BOUND.ALL / issue_width / CM_B", "TOPDOWN_FE_BOUND.ALL_P / issue_width / CM_B"],
+     "no TOPDOWN_FE_BOUND.ALL in this core's event configs (section 3a)"),
+    ("PROG_ACCESS_DELAY_RATIO", [("(LD_HEAD.ANY_AT_RET + MEM_SCHEDULER_BLOCK.ST_BUF) / CM_B",
+                                  "# PROG_ACCESS_DELAY_RATIO: loads blocking retirement (LD_HEAD.ANY_AT_RET, section 1b) plus\n"
+                                  "# store-buffer blocks, as STALLS_MEM_ANY + BOUND_ON_STORES on the P-cores (3b row 11)")],
+     "no LD_HEAD.ANY_AT_RET or MEM_SCHEDULER_BLOCK.ST_BUF in this core's event configs (section 1b)"),
+    ("CM_L2_MISS_RATIO", ["MEM_LOAD_UOPS_RETIRED.L2_MISS / MEM_LOAD_UOPS_RETIRED.L1_MISS"]),
+    ("CM_L3_MISS_RATIO", ["LONGEST_LAT_CACHE.MISS / LONGEST_LAT_CACHE.REFERENCE"]),
+    ("CM_LATENCY_BUBBLES", ["MEM_LOAD_UOPS_RETIRED.L2_HIT * N1 + MEM_LOAD_UOPS_RETIRED.L3_HIT * N2 + MEM_LOAD_UOPS_RETIRED.DRAM_HIT * N3"
+                            " + DTLB_LOAD_MISSES.WALK_COMPLETED * N4"],
+     NO_DRAM_HIT),
+    ("CACHE_DELAY_RATIO", ["(MEM_LOAD_UOPS_RETIRED.L2_HIT * N1 + MEM_LOAD_UOPS_RETIRED.L3_HIT * N2) / CM_LATENCY_BUBBLES"],
+     NO_DRAM_HIT),
+    ("MEM_DELAY_RATIO", ["MEM_LOAD_UOPS_RETIRED.DRAM_HIT * N3 / CM_LATENCY_BUBBLES"], NO_DRAM_HIT),
+    ("TLB_DELAY_RATIO", ["DTLB_LOAD_MISSES.WALK_COMPLETED * N4 / CM_LATENCY_BUBBLES"],
+     NO_DRAM_HIT),
+    ("FP_SPEED", [], "no FLOP-count event on the E-cores (section 1b)"),
+    ("SYS_UTILIZE", [], "no FLOP-count event on the E-cores (section 1b)"),
 ]
-HELPERS = {"SLOTS", "L1D_FILLS", "L2_ACCESSES", "DTLB_WALKS", "FLOP", "CM_B", "CM_USEFUL_I", "CM_LATENCY_BUBBLES"}
+CODEMON_E_COMMENT = [
+    "# codemon (section 3b; the Gracemont column of 3a, 1b; latency model 3c): C cycles,",
+    "# I instructions, B = cycles with no uop retired (UOPS_RETIRED.ALL c1 inv, codemon_ecore.txt),",
+    "# its overlapping parts from the E-core TOPDOWN_* slot counts / issue_width, MEM_BOUND_STALLS,",
+    "# LD_HEAD and MEM_SCHEDULER_BLOCK; H2/H3/M/W = D1/02, D1/04, D1/80, 08/0E;",
+    "# bubbles = H2*N1 + H3*N2 + M*N3 + W*N4 with -calibrate's penalties."]
+
+# AMD (section 3a Zen 4 column with the Zen 2/3 fallbacks, 1c, latency model 3c).
+CODEMON_AMD_CONFIG = {"Zen2": "codemon_zen2.txt", "Zen3": "codemon_zen2.txt", "Zen4": "codemon_zen4.txt"}
+CODEMON_AMD_PREFIXES = {"Zen2", "Zen3", "Zen4", "Zen5"}
+NO_D6 = "no ex_no_retire (0D6) event on Zen 2/3 (sections 1c, 3a)"
+# H3: same-CCX cache (043/02) plus other CCX (043/14) where the umasks exist (section 3c);
+# M: DRAM near and far (043/48).
+CM_H3 = [ZEN2_FILLS[1]] + [f[1] + " + " + f[2] + " + " + f[4] for f in (ZEN3_FILLS, ZEN4_FILLS, ZEN5_FILLS)]
+CM_M = [ZEN2_FILLS[2] + " + " + ZEN2_FILLS[4]] + [f[3] + " + " + f[5] for f in (ZEN3_FILLS, ZEN4_FILLS, ZEN5_FILLS)]
+CODEMON_AMD = [
+    ("CM_B", ["CYCLES_NO_RETIRE.ALL", "EX_NO_RETIRE.ALL", "RETIRED_OPS.NO_RETIRE_CYCLES"]),
+    ("PROG_CPUI", [(e, "# No NOP event on AMD (section 3a): N = 0, so PROG_CPUI = PROG_CPI.") for e in amd("{CYC} / {INS}")]),
+    ("PROG_CPI", amd("{CYC} / {INS}")),
+    ("PROG_UCPUI", amd("({CYC} - CM_B) / {INS}")),
+    ("PROG_UCPI", amd("({CYC} - CM_B) / {INS}")),
+    ("PROG_DELAY_RATIO", amd("CM_B / {CYC}")),
+    ("FLUSH_RATIO", [(e, "# FLUSH_RATIO: bad speculation x slots / width = TD_BAD_SPECULATION x cycles (section 3a)")
+                     for e in amd("TD_BAD_SPECULATION * {CYC} / CM_B")],
+     "no top-down bad speculation for this core (section 2c)"),
+    ("L1D_FPU_RATIO", [], "no AMD event counts L1D-bound stall cycles (section 3a)"),
+    ("EXE_RATIO", ["CYCLES_NO_RETIRE.NOT_COMPLETE_LOAD_AND_ALU / CM_B", "EX_NO_RETIRE.NOT_COMPLETE / CM_B"], NO_D6),
+    ("OTHER_BE_RATIO", ["CYCLES_NO_RETIRE.OTHER / CM_B", "EX_NO_RETIRE.OTHER / CM_B"], NO_D6),
+    ("FE_RATIO", ["DISPATCH_STALLS_1.FE_NO_OPS_CYCLES / CM_B",
+                  ("DE_OP_QUEUE_EMPTY / CM_B", "# FE_RATIO: op queue empty (0A9), the Zen 2/3 choice of section 3a: 1A0/01 c6 assumes 6 slots"),
+                  "UOPS_QUEUE_EMPTY / CM_B"]),
+    ("PROG_ACCESS_DELAY_RATIO", ["CYCLES_NO_RETIRE.NOT_COMPLETE_MISSING_LOAD / CM_B", "EX_NO_RETIRE.LOAD_NOT_COMPLETE / CM_B"], NO_D6),
+    ("CM_L2_MISS_RATIO", ["L2_MISS_RATIO"]),
+    ("CM_L3_MISS_RATIO", ["L3_MISS_RATIO"]),
+    ("CM_H3", CM_H3),
+    ("CM_M", CM_M),
+    ("CM_LATENCY_BUBBLES", [f[0] + " * N1 + CM_H3 * N2 + CM_M * N3 + DTLB_WALKS * N4" for f in FILLS]),
+    ("CACHE_DELAY_RATIO", ["(%s * N1 + CM_H3 * N2) / CM_LATENCY_BUBBLES" % f[0] for f in FILLS]),
+    ("MEM_DELAY_RATIO", ["CM_M * N3 / CM_LATENCY_BUBBLES"]),
+    ("TLB_DELAY_RATIO", ["DTLB_WALKS * N4 / CM_LATENCY_BUBBLES"]),
+    ("FP_SPEED", ["FLOP / (RDTSC / tsc_hz)"], NO_FLOP),
+    ("SYS_UTILIZE", amd("FLOP / {CYC} / peak_flop_per_cycle"), NO_FLOP),
+]
+CODEMON_AMD_COMMENT = [
+    "# codemon (section 3b; the Zen 4 column of 3a with its Zen 2/3 fallbacks, 1c): C cycles (076),",
+    "# I instructions (0C0), B = cycles with nothing retired (Zen 4/5 ex_no_retire.all 0D6/1B, Zen 2/3",
+    "# retired ops 0C1 c1 inv), its overlapping parts from 0D6 (not complete, other, load not complete);",
+    "# latency model (3c) from demand L1D fills: H2 = 043/01, H3 = 043/02 (+ other CCX 043/14, weighted",
+    "# N2 like the local L3), M = 043/48, W = 045/F0; bubbles = H2*N1 + H3*N2 + M*N3 + W*N4."]
+HELPERS = {"SLOTS", "L1D_FILLS", "L2_ACCESSES", "DTLB_WALKS", "FLOP", "CM_B", "CM_USEFUL_I", "CM_LATENCY_BUBBLES",
+           "CM_H3", "CM_M"}
 # Helpers that are also printed (part of the group list).
 PRINTED_HELPERS = {"FLOP"}
 
@@ -394,35 +509,53 @@ class File:
             return False
         return True
 
-    def pick(self, metrics):
-        """[(name, expr)] of the metrics that have an alternative here."""
+    def pick(self, metrics, notes=None, na=None):
+        """[(name, expr)] of the metrics that have an alternative here; the notes of the
+        chosen alternatives go to `notes`, (name, reason) of the rest that have a reason to `na`."""
         out = []
         saved = dict(self.defined)
-        for name, alts in metrics:
-            for e in alts:
+        for metric in metrics:
+            name, alts = metric[0], metric[1]
+            for alt in alts:
+                e, note = alt if isinstance(alt, tuple) else (alt, None)
                 if self.usable(e):
                     out.append((name, e))
                     self.defined[name] = e
+                    if note and notes is not None:
+                        notes.append(note)
                     break
+            else:
+                if len(metric) > 2 and na is not None:
+                    na.append((name, metric[2]))
+                    self.defined[name] = None
         self.defined = saved
         return out
 
     def emit(self, group, comment, metrics, need=None, extra=(), order=None):
-        """Adds the group if every metric of `need` (default: all) has an alternative."""
-        picked = self.pick(metrics)
+        """Adds the group if every metric of `need` (default: all without an n/a reason) has
+        an alternative; a metric with a reason and no alternative is written as `na`."""
+        notes, na = [], []
+        picked = self.pick(metrics, notes, na)
         have = {n for n, _ in picked}
-        need = [n for n, _ in metrics] if need is None else need
+        need = [m[0] for m in metrics if len(m) < 3] if need is None else need
         if not all(n in have for n in need) or not (have - HELPERS):
             return False
         for name, e in picked:
             self.defined[name] = e
+        for name, _ in na:
+            self.defined[name] = None
         picked += self.pick(extra)
         for name, e in picked:
             self.defined[name] = e
+        lines = {n: "%s = %s" % (n, e) for n, e in picked}
+        lines.update({n: "na %s: %s" % (n, r) for n, r in na})
+        names = [m[0] for m in list(metrics) + list(extra) if m[0] in lines]
         self.lines.append("")
         self.lines.extend(comment)
-        self.lines.extend("%s = %s" % (n, e) for n, e in picked)
-        members = [n for n, _ in picked if n not in HELPERS or n in PRINTED_HELPERS]
+        for note in notes:
+            self.lines.extend(note.split("\n"))
+        self.lines.extend(lines[n] for n in names)
+        members = [n for n in names if n not in HELPERS or n in PRINTED_HELPERS]
         if order:
             members = [n for n in order if n in members]
         self.lines.append("group %s: %s" % (group, " ".join(members)))
@@ -430,6 +563,20 @@ class File:
         lacking = [n for n, _ in extra if n not in have and n not in self.defined]
         if lacking:
             self.lines.append("# level 2 without %s: their events are not in this core's configs" % " ".join(lacking))
+        return True
+
+    def with_config(self, config, emit):
+        """Runs emit() with the hand-written config's events too; keeps the config if it was used."""
+        if not config:
+            return emit()
+        saved, added = set(self.events), read_events(os.path.join(CONFIGS, config))[1]
+        self.events |= added
+        self.configs.append(config)
+        n = len(self.lines)
+        if not emit() or not any(ev in line for line in self.lines[n:] for ev in added):
+            self.configs.pop()
+            self.events = saved
+            return False
         return True
 
     def build(self):
@@ -461,12 +608,10 @@ class File:
                 self.emit("topdown", ["# topdown level 1 of the E-cores (section 2a Gracemont, E-core TMA; section 1b)"], TD_ATOM)
             self.emit("flops", ["# flops (section 1a FP notes: one count per instruction, weighted by lanes; FMA counts twice)"],
                       FLOPS_INTEL)
-            self.emit("codemon", [
-                "# codemon (section 3b, Codemon's indicators on x86; symbols of 3a): C cycles,",
-                "# I instructions, N NOPs, B stall cycles (no uop retired), then its overlapping",
-                "# parts (not a partition, unlike top-down). The latency model (3c) uses the",
-                "# -calibrate penalties N1..N4: bubbles = H2*N1 + H3*N2 + M*N3 + W*N4."],
-                CODEMON, extra=CODEMON_FP)
+            if p in CODEMON_P_PREFIXES:
+                self.emit("codemon", CODEMON_P_COMMENT, CODEMON, need=None)
+            elif p in CODEMON_E_PREFIXES:
+                self.with_config(CODEMON_E_CONFIG, lambda: self.emit("codemon", CODEMON_E_COMMENT, CODEMON_E))
         else:
             self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
             self.emit("memory", ["# memory (sections 1c, 3a, 3c): demand L1D fills by source, L2 status of data-cache reads"],
@@ -483,6 +628,8 @@ class File:
                           TD_ZEN2, order=TD_ORDER)
             self.emit("flops", ["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
                                 "# the image pairs it with the MergeEvent, README \"AMD merged counter pairs\")"], FLOPS_AMD)
+            if p in CODEMON_AMD_PREFIXES:
+                self.with_config(CODEMON_AMD_CONFIG.get(p), lambda: self.emit("codemon", CODEMON_AMD_COMMENT, CODEMON_AMD))
 
     def text(self):
         self.build()
@@ -505,9 +652,10 @@ class File:
             v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
             head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
         missing = [g for g in ("memory", "topdown", "flops", "codemon") if g not in self.groups]
-        if self.vendor == "amd" and "codemon" in missing:
+        if "codemon" in missing and self.prefix not in CODEMON_P_PREFIXES | CODEMON_E_PREFIXES | CODEMON_AMD_PREFIXES:
             missing.remove("codemon")
-            head.append("# No codemon group: only the Intel P-core mapping of section 3a/3b is written.")
+            head.append("# No codemon group: section 3a maps Codemon's counters for Skylake and later P-cores,")
+            head.append("# Gracemont and Zen 2 to Zen 4 only.")
         if missing:
             head.append("# Not here (events missing from the configs): %s." % ", ".join(missing))
         return "\n".join(head + self.lines) + "\n"
