@@ -458,6 +458,15 @@ static bool select_metrics(struct counter_env *env, const struct bench_options *
     return true;
 }
 
+bool counters_metrics_need_latencies(struct counter_env *env, const struct bench_options *o, struct report *r)
+{
+    char err[240];
+    if (!o->metrics || !env->usable || !load_metrics(env, r))
+        return false;
+    return metrics_select(env->plan, env->metrics, env->vendor, o->metrics, err, sizeof(err)) &&
+           metrics_need_latencies(env->plan);
+}
+
 /* "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format). */
 static void print_value(struct report *r, const char *name, int64_t value, int64_t lo, int64_t hi,
                         const struct bench_options *o)

@@ -326,3 +326,15 @@ void metrics_report(const struct metric_plan *plan, const struct metric_measured
             codemon_words(plan, &ctx, r);
     }
 }
+
+bool metrics_need_latencies(const struct metric_plan *plan)
+{
+    const struct metric_file *f = plan->f;
+    for (unsigned i = 0; f && i < f->n_idents; i++) {
+        const struct metric_ident *id = &f->idents[i];
+        if (plan->need[i] && id->kind == METRIC_ID_CONST && id->index >= METRIC_CONST_N1 &&
+            id->index <= METRIC_CONST_N4)
+            return true;
+    }
+    return false;
+}

@@ -84,4 +84,7 @@ struct metric_measured {
 /* Evaluates and prints every metric of the chosen groups. */
 void metrics_report(const struct metric_plan *plan, const struct metric_measured *m, struct report *r);
 
+/* True when a chosen metric reads N1..N4, the latencies -calibrate measures. */
+bool metrics_need_latencies(const struct metric_plan *plan);
+
 #endif

@@ -346,8 +346,12 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             s->finish = o.finish;
         struct bench_code code;
         char why[160];
-        /* -calibrate (suite line, defaults or command line): once per boot, before the first that asks. */
-        if (o.calibrate && !s->calibrated) {
+        /*
+         * -calibrate (suite line, defaults or command line), or -metrics
+         * groups that read N1..N4 with a PMU to count them: once per boot,
+         * before the first benchmark that needs it (METRICS-FACTS.md 3c).
+         */
+        if (!s->calibrated && (o.calibrate || counters_metrics_need_latencies(&s->counters, &o, &s->report))) {
             bench_calibrate(&s->bench, &s->counters, &s->caches, CALIBRATE_DRAM_MIN, &s->report);
             s->calibrated = true;
         }

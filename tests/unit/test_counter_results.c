@@ -1354,3 +1354,29 @@ NB_TEST(results_metrics_codemon_gracemont)
                  "25%, pipeline flushes 17% (parts overlap)\n");
     rig_down(&x);
 }
+
+/*
+ * The image calibrates by itself when a chosen group needs N1..N4 (codemon's
+ * latency model, METRICS-FACTS.md 3c) and the PMU can count core cycles;
+ * cpi and memory need no latencies, nor does a benchmark without -metrics.
+ * A group the file lacks needs nothing (its error comes with the benchmark).
+ */
+NB_TEST(results_metrics_need_latencies_only_for_the_model)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    CHECK(!counters_metrics_need_latencies(&x.env, &x.o, &x.r));
+    x.o.metrics = "cpi,memory";
+    CHECK(!counters_metrics_need_latencies(&x.env, &x.o, &x.r));
+    x.o.metrics = "cpi,codemon";
+    CHECK(counters_metrics_need_latencies(&x.env, &x.o, &x.r));
+    x.o.metrics = "nosuchgroup";
+    CHECK(!counters_metrics_need_latencies(&x.env, &x.o, &x.r));
+    CHECK_EQ_STR(host_text(&x.h), "");
+    x.env.usable = false;
+    x.o.metrics = "codemon";
+    CHECK(!counters_metrics_need_latencies(&x.env, &x.o, &x.r));
+    x.env.usable = true;
+    rig_down(&x);
+}
