@@ -1380,3 +1380,50 @@ NB_TEST(results_metrics_need_latencies_only_for_the_model)
     x.env.usable = true;
     rig_down(&x);
 }
+
+/* The fenced block after `marker` in README.md, without its first line (the command); "" if absent. */
+static const char *readme_sample(const char *marker)
+{
+    static char text[1 << 20], block[8192];
+    block[0] = '\0';
+    FILE *f = fopen("README.md", "r");
+    if (!f)
+        return block;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *at = strstr(text, marker);
+    const char *open = at ? strstr(at, "```\n") : NULL;
+    const char *first = open ? strchr(open + 4, '\n') : NULL;
+    const char *close = first ? strstr(first + 1, "```\n") : NULL;
+    if (close)
+        snprintf(block, sizeof(block), "%.*s", (int)(close - first - 1), first + 1);
+    return block;
+}
+
+/*
+ * README's Codemon-style report is this output: Skylake-X with the scripted
+ * counts of results_metrics_codemon_skylake, the latencies of
+ * results_metrics_codemon_latency_model_words and a 2 GHz TSC, so FP_SPEED
+ * (no FP instructions: 0 FLOP/s) has a value; SYS_UTILIZE stays n/a because
+ * Skylake-X's peak depends on the SKU (METRICS-FACTS.md 5).
+ */
+NB_TEST(results_metrics_codemon_readme_sample)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, CODEMON_RATES, NB_ARRAY_SIZE(CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.env.tsc_hz = 2000000000;
+    x.o.metrics = "codemon";
+    struct machine_latencies l = { .measured = true, .core_cycles = true, .cycle_counter = "Core cycles",
+                                   .latency = { 400, 1400, 4400, 20400, 4400 } };
+    calibration_set(&l);
+    const char *out = measure(&x, "C0.00 INST\n");
+    CHECK_EQ_STR(readme_sample("<!-- sample: results_metrics_codemon_readme_sample -->"), out);
+    struct machine_latencies none = { 0 };
+    calibration_set(&none);
+    rig_down(&x);
+}
