@@ -167,7 +167,8 @@ static void print_cpu(const struct pmu_model *row, const struct pmu_desc *d)
                d->version, d->n_gp, gp, d->gp_width, d->n_fixed, fixed, d->fixed_width,
                d->counters_from_leaf_23h ? " from CPUID.23H" : "",
                d->hybrid_p_core_counters ? " (P-core: CPUID.0AH reports the common subset)" : "",
-               d->full_width_writes ? "yes" : "no", d->perf_metrics ? "yes" : "no",
+               d->full_width_writes ? "yes" : "no",
+               !d->perf_metrics ? "no" : d->perf_metrics_l2 ? "yes (levels 1 and 2)" : "yes (level 1)",
                d->anythread_deprecated ? "deprecated" : "available");
     } else {
         printf("# pmu: %u counters {%s} (%u bits), PerfCtrExtCore %s, PerfMonV2 %s\n", d->n_gp, gp,

@@ -791,7 +791,7 @@ wrmsr 0xc0000301 0x1" "$out" || return 1
     out=$($NB -plan -plan_cpu intel:6:0x8f -config "$TMP/spr.cfg" | grep -v '^wrmsr') || return 1
     expect_eq "spr plan" "# plan for intel:6:0x8f: intel, config $TMP/spr.cfg
 # cpu: Sapphire Rapids (intel family 0x6 model 0x8f)
-# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
+# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes (levels 1 and 2), AnyThread deprecated
 group 1: INST@PMC1 L1_HIT@PMC0{0-3}" "$out" || return 1
     # What the image would find on each model of pmu/pmu_models.c (facts and
     # sources there): CPU and PMU lines, the group with counters and sets, and
@@ -807,10 +807,10 @@ $last" "$out" || return 1
     done <<'TABLE'
 intel:6:0x55|# cpu: Skylake-X (intel family 0x6 model 0x55)|# pmu: perfmon v4, 4 general-purpose counters {0-3} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0 INST@PMC1|wrmsr 0x38f 0x700000003
 intel:6:0x55:8|# cpu: Skylake-X (intel family 0x6 model 0x55)|# pmu: perfmon v4, 8 general-purpose counters {0-7} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread available|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
-intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
-intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x7e|# cpu: Ice Lake (intel family 0x6 model 0x7e)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes (level 1), AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x97:p|# cpu: Alder Lake (intel family 0x6 model 0x97, P-core)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits) (P-core: CPUID.0AH reports the common subset), full-width writes yes, PERF_METRICS yes (levels 1 and 2), AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
 intel:6:0x97:e|# cpu: Alder Lake (intel family 0x6 model 0x97, E-core)|# pmu: perfmon v5, 6 general-purpose counters {0-5} (48 bits), 3 fixed {0-2} (48 bits), full-width writes yes, PERF_METRICS no, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
-intel:6:0x8f|# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
+intel:6:0x8f|# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)|# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes (levels 1 and 2), AnyThread deprecated|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0x38f 0x700000003
 amd:0x17:0x71|# cpu: Zen 2 (amd family 0x17 model 0x71)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
 amd:0x19:0x21|# cpu: Zen 3 (amd family 0x19 model 0x21)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 no|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0010202 0x4300c0
 amd:0x19:0x61|# cpu: Zen 4 (amd family 0x19 model 0x61)|# pmu: 6 counters {0-5} (48 bits), PerfCtrExtCore yes, PerfMonV2 yes|group 1: L1_HIT@PMC0{0-3} INST@PMC1|wrmsr 0xc0000301 0x3
@@ -948,7 +948,7 @@ test_plan_topdown() {
     out=$($NB -plan -plan_cpu intel:6:0x6a:8 -config "$TMP/td.cfg") || return 1
     expect_eq "icx topdown plan" "# plan for intel:6:0x6a:8: intel, config $TMP/td.cfg
 # cpu: Ice Lake-X (intel family 0x6 model 0x6a)
-# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes, AnyThread deprecated
+# pmu: perfmon v5, 8 general-purpose counters {0-7} (48 bits), 4 fixed {0-3} (48 bits), full-width writes yes, PERF_METRICS yes (level 1), AnyThread deprecated
 group 1: INST@PMC0 TOPDOWN.SLOTS@FIXED3 TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS
 wrmsr 0x38f 0x0
 wrmsr 0x187 0x0
