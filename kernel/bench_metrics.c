@@ -294,6 +294,29 @@ static void codemon_words(const struct metric_plan *plan, struct eval_ctx *ctx, 
     report_line(r, "%s", text);
 }
 
+/*
+ * The TSC chapter's equality check (seed 004, METRICS-FACTS.md 4): with no
+ * halt in the region, reference cycles equal the TSC ticks; flag a run where
+ * they are more than 0.1% apart, beyond the rounding of the printed values
+ * (each is kept in hundredths of a count per copy, so allow two of those).
+ */
+#define REF_TSC_TOLERANCE 1e-3
+
+static void cpi_reference_check(const struct metric_plan *plan, struct eval_ctx *ctx, struct report *r)
+{
+    struct metric_value ratio = named(plan, ctx, "REF_PER_TSC");
+    const struct metric_measured *m = ctx->m;
+    if (!ratio.known || !m->tsc_known || m->tsc <= 0)
+        return;
+    double gap = ratio.v > 1 ? ratio.v - 1 : 1 - ratio.v;
+    if (gap <= REF_TSC_TOLERANCE + 2.0 / (double)m->tsc)
+        return;
+    int tenths = (int)(ratio.v * 1000 + 0.5);
+    report_line(r, "cpi: reference cycles are %d.%d%% of the TSC ticks (more than 0.1%% apart): the core halted, "
+                   "was throttled (TM duty cycle) or spent time in SMM, or the TSC is not invariant",
+                tenths / 10, tenths % 10);
+}
+
 void metrics_report(const struct metric_plan *plan, const struct metric_measured *m, struct report *r)
 {
     const struct metric_file *f = plan->f;
@@ -324,6 +347,8 @@ void metrics_report(const struct metric_plan *plan, const struct metric_measured
         }
         if (nb_strcmp(grp->name, "codemon") == 0)
             codemon_words(plan, &ctx, r);
+        if (nb_strcmp(grp->name, "cpi") == 0)
+            cpi_reference_check(plan, &ctx, r);
     }
 }
 

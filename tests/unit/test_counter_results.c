@@ -786,7 +786,32 @@ NB_TEST(results_metrics_cpi_skylake)
     x.o.metrics = "cpi";
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 3.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.67\nIPC: 2.00\n"
-                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.60\n");
+                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.60\n"
+                 "cpi: reference cycles are 60.0% of the TSC ticks (more than 0.1% apart): the core halted, "
+                 "was throttled (TM duty cycle) or spent time in SMM, or the TSC is not invariant\n");
+    rig_down(&x);
+}
+
+/*
+ * The seed's equality check (METRICS-FACTS.md 4): reference cycles equal to
+ * the TSC ticks (1.20 per copy each) print no flag; 1.21 against 1.20 is
+ * within the hundredths the values are kept in, so no flag either.
+ */
+NB_TEST(results_metrics_cpi_reference_equals_tsc)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.tsc_centi = 120;
+    hw.fixed_centi[0] = 300;
+    hw.fixed_centi[1] = 150;
+    hw.fixed_centi[2] = 120;
+    x.o.metrics = "cpi";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 1.20\nINST: 3.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.40\nIPC: 2.00\n"
+                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 1.00\n");
+    hw.fixed_centi[2] = 121;
+    CHECK(strstr(measure(&x, "C0.00 INST\n"), "cpi: reference") == NULL);
     rig_down(&x);
 }
 
@@ -843,7 +868,9 @@ NB_TEST(results_metrics_cpi_zen4)
     x.o.metrics = "cpi";
     CHECK_EQ_STR(measure(&x, "0C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 4.00\nCPI: 0.50\nNOMINAL_CPI: 0.40\nTSC_PER_INST: 0.50\nIPC: 2.00\n"
-                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.80\n");
+                 "EFFECTIVE_MHZ: n/a (TSC frequency unknown)\nREF_PER_TSC: 0.80\n"
+                 "cpi: reference cycles are 80.0% of the TSC ticks (more than 0.1% apart): the core halted, "
+                 "was throttled (TM duty cycle) or spent time in SMM, or the TSC is not invariant\n");
     rig_down(&x);
 }
 
