@@ -1354,3 +1354,37 @@ NB_TEST(results_metrics_codemon_gracemont)
                  "25%, pipeline flushes 17% (parts overlap)\n");
     rig_down(&x);
 }
+
+/*
+ * Haswell client (model 3CH): perfmon v3, 4 general-purpose and 3 fixed
+ * counters of 48 bits, and the medium for its metric file.
+ */
+static void haswell_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000306C3, 0, 0, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300403, 0, 0, 0x603);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_Haswell_common.txt");
+    add_repo_file(h, "configs/cfg_Haswell_all_core.txt");
+    add_repo_file(h, "configs/metrics/Haswell.txt");
+}
+
+/*
+ * -metrics flops on Haswell, a group of `na` metrics only (its event lists
+ * have no FP_ARITH_INST_RETIRED, METRICS-FACTS.md 1a): no event is added,
+ * the benchmark still runs and prints its own counts, and the reason is
+ * printed once, with the first metric.
+ */
+NB_TEST(results_metrics_flops_haswell_all_na)
+{
+    struct rig x;
+    machine_tweak = haswell_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 300;
+    x.o.metrics = "flops";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "FLOP: n/a (no FLOP-count event (FP_ARITH_INST_RETIRED, section 1a) in this core's event configs)\n"
+                 "FLOP_PER_CYCLE: n/a\nFP_PEAK_UTILIZATION: n/a\n");
+    rig_down(&x);
+}
