@@ -6,9 +6,14 @@ that configs/cpu_map.txt maps to a cfg_<PREFIX>_common.txt (format: configs/READ
 Each metric below has alternatives (one per event naming of a generation); the
 first whose events all exist in that microarchitecture's configs is written, a
 metric with none is left out (or, where the table gives a reason, written as
-`na NAME: reason` so that it prints n/a with it), and a group is written only if all its required
-metrics are there (`need`), or with the metrics that are (`some`). So a file
-names only events its configs define (tests/unit/test_metric_configs.c checks it).
+`na NAME: reason` so that it prints n/a with it). Every file has the five groups
+cpi, memory, topdown, flops and codemon: a group whose formulas do not fit a core
+is written with each metric `na` and the reason (the events it lacks, or that
+METRICS-FACTS gives no formula or mapping for the core), never a guess. So a
+file names only events its configs define (tests/unit/test_metric_configs.c
+checks it and the five groups). Events of an older core used for the Skylake
+events METRICS-FACTS names (STAND_INS, FLOPS_INTEL's Lion Cove alternative) are
+marked "our mapping, not in METRICS-FACTS" in the generated file.
 
   tools/configgen/gen_metrics.py [OUTDIR]      write the files (default configs/metrics)
   tools/configgen/gen_metrics.py --check       fail, with a diff, if configs/metrics differs
