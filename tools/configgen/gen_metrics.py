@@ -113,6 +113,8 @@ PEAK_UNKNOWN = "# peak_flop_per_cycle: not in METRICS-FACTS section 5 for this c
 
 INTEL_FIXED = {"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC"}
 AMD_FIXED = {"MPERF", "APERF"}
+# Every file has these groups, in this order (test_metric_configs.c checks them).
+GROUPS = ("cpi", "memory", "topdown", "flops", "codemon")
 NA_REASON_MAX = 127  # configs/README.md "Metric files": `na NAME: REASON`
 CONSTS = {"tsc_hz", "issue_width", "peak_flop_per_cycle", "N1", "N2", "N3", "N4", "RDTSC"}
 
@@ -821,13 +823,7 @@ class File:
         if uses("peak_flop_per_cycle"):
             v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
             head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
-        missing = [g for g in ("memory", "topdown", "flops", "codemon") if g not in self.groups]
-        if "codemon" in missing and self.prefix not in CODEMON_P_PREFIXES | CODEMON_E_PREFIXES | CODEMON_AMD_PREFIXES:
-            missing.remove("codemon")
-            head.append("# No codemon group: section 3a maps Codemon's counters for Skylake and later P-cores,")
-            head.append("# Gracemont and Zen 2 to Zen 4 only.")
-        if missing:
-            head.append("# Not here (events missing from the configs): %s." % ", ".join(missing))
+        assert list(self.groups) == list(GROUPS), (self.prefix, list(self.groups))
         return "\n".join(head + self.lines) + "\n"
 
 
