@@ -450,9 +450,6 @@ def pre_skylake(metrics):
 # Cores section 3a does not map at all (Silvermont, Goldmont, Nehalem and older, Knights
 # Landing, Zen 1): the group with Codemon's names, all `na` but the plain CPI (section 4).
 CODEMON_NA = "section 3a maps no Codemon counters for this core (only Skylake and later P-cores, Gracemont, Zen 2-4)"
-CODEMON_NAMES = ["PROG_CPUI", "PROG_CPI", "PROG_UCPUI", "PROG_UCPI", "PROG_DELAY_RATIO", "FLUSH_RATIO", "L1D_FPU_RATIO",
-                 "EXE_RATIO", "OTHER_BE_RATIO", "FE_RATIO", "PROG_ACCESS_DELAY_RATIO", "CM_L2_MISS_RATIO",
-                 "CM_L3_MISS_RATIO", "CACHE_DELAY_RATIO", "MEM_DELAY_RATIO", "TLB_DELAY_RATIO", "FP_SPEED", "SYS_UTILIZE"]
 CODEMON_NA_REAL = [("PROG_CPI", ["CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY"] + amd("{CYC} / {INS}"))]
 CODEMON_NA_COMMENT = [
     "# codemon (section 3b): section 3a maps Codemon's counters for Skylake and later P-cores, Gracemont",
@@ -793,7 +790,8 @@ class File:
             if p in CODEMON_AMD_PREFIXES:
                 self.with_config(CODEMON_AMD_CONFIG.get(p), lambda: self.emit("codemon", CODEMON_AMD_COMMENT, CODEMON_AMD))
         if "codemon" not in self.groups:
-            self.emit_na("codemon", CODEMON_NA_COMMENT, CODEMON_NAMES, CODEMON_NA, real=CODEMON_NA_REAL)
+            self.emit_na("codemon", CODEMON_NA_COMMENT, [m[0] for m in CODEMON if m[0] not in HELPERS], CODEMON_NA,
+                         real=CODEMON_NA_REAL)
 
     def flops(self, comment, metrics):
         """The flops group, or, where no FLOP count fits, the group with every metric `na` and why."""
