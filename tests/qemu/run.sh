@@ -929,7 +929,24 @@ group 1: INST@PMC0 MEM_LOAD_UOPS_RETIRED.L1_MISS@PMC1 MEM_LOAD_UOPS_RETIRED.L2_M
 group 2: DTLB_LOAD_MISSES.WALK_COMPLETED@PMC0 TOPDOWN_FE_BOUND.ALL@PMC1 TOPDOWN_BAD_SPECULATION.ALL@PMC2 TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@PMC3 UOPS_RETIRED.STALL_CYCLES@PMC4 LD_HEAD.L1_BOUND_AT_RET@PMC5
 wrmsr 0x18a 0x1c300c2
 group 3: MEM_BOUND_STALLS.LOAD@PMC0 MEM_SCHEDULER_BLOCK.ST_BUF@PMC1 LD_HEAD.ANY_AT_RET@PMC2 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC3 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC4" \
-        "$(grep '^# metrics\|^group\|c300c2$' <<<"$out")"
+        "$(grep '^# metrics\|^group\|c300c2$' <<<"$out")" || return 1
+    # Haswell flops: a group of `na` metrics only (no FP_ARITH_INST_RETIRED in its
+    # event lists): no event added, the benchmark's own event is planned alone.
+    out=$($NB -plan -plan_cpu intel:6:0x3c:4 -asm nop -config "$TMP/inst.cfg" -metrics flops) || return 1
+    expect_eq "haswell flops" "# metrics flops from configs/metrics/Haswell.txt: 0 events added
+group 1: INST@PMC0" "$(grep '^# metrics\|^group' <<<"$out")" || return 1
+    # Haswell codemon: Skylake's mapping with the stand-ins (our mapping): B =
+    # UOPS_RETIRED.STALL_CYCLES C2/01 CMASK 1 INV (0x1c301c2), STALLS_LDM_PENDING
+    # A3/06 CMASK 6 (0x64306a3) for STALLS_MEM_ANY.
+    out=$($NB -plan -plan_cpu intel:6:0x3c:4 -asm nop -config "$TMP/inst.cfg" -metrics codemon) || return 1
+    expect_eq "haswell codemon" "# metrics codemon from configs/metrics/Haswell.txt: 14 events added, fixed counters read
+group 1: INST@PMC0 MEM_LOAD_UOPS_RETIRED.L1_MISS@PMC1 MEM_LOAD_UOPS_RETIRED.L2_MISS@PMC3 CYCLE_ACTIVITY.STALLS_L1D_PENDING@PMC2{2}
+group 2: MEM_LOAD_UOPS_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_CACHE.REFERENCE@PMC2 DTLB_LOAD_MISSES.WALK_COMPLETED@PMC3
+group 3: INT_MISC.RECOVERY_CYCLES@PMC0 UOPS_RETIRED.STALL_CYCLES@PMC1 CYCLE_ACTIVITY.STALLS_LDM_PENDING@PMC2 CYCLE_ACTIVITY.CYCLES_NO_EXECUTE@PMC3
+wrmsr 0x187 0x1c301c2
+wrmsr 0x188 0x64306a3
+group 4: IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC0 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC1 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC2" \
+        "$(grep '^# metrics\|^group\|0x1c301c2$\|0x64306a3$' <<<"$out")"
 }
 
 # -plan of a suite: one heading per benchmark, each with its own config,

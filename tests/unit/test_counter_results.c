@@ -1454,3 +1454,82 @@ NB_TEST(results_metrics_codemon_readme_sample)
     calibration_set(&none);
     rig_down(&x);
 }
+
+/*
+ * Haswell client (model 3CH): perfmon v3, 4 general-purpose and 3 fixed
+ * counters of 48 bits, and the medium for its metric file.
+ */
+static void haswell_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000306C3, 0, 0, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300403, 0, 0, 0x603);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_Haswell_common.txt");
+    add_repo_file(h, "configs/cfg_Haswell_all_core.txt");
+    add_repo_file(h, "configs/metrics/Haswell.txt");
+}
+
+/*
+ * -metrics flops on Haswell, a group of `na` metrics only (its event lists
+ * have no FP_ARITH_INST_RETIRED, METRICS-FACTS.md 1a): no event is added,
+ * the benchmark still runs and prints its own counts, and the reason is
+ * printed once, with the first metric.
+ */
+NB_TEST(results_metrics_flops_haswell_all_na)
+{
+    struct rig x;
+    machine_tweak = haswell_medium;
+    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    hw.fixed_centi[0] = 300;
+    x.o.metrics = "flops";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "FLOP: n/a (no FLOP-count event (FP_ARITH_INST_RETIRED, section 1a) in this core's event configs)\n"
+                 "FLOP_PER_CYCLE: n/a\nFP_PEAK_UTILIZATION: n/a\n");
+    rig_down(&x);
+}
+
+/*
+ * Per copy on Haswell: B = UOPS_RETIRED.STALL_CYCLES (C2/01 c1 inv) 6, recovery
+ * 1, the CYCLE_ACTIVITY stand-ins (A3/06 memory 4, A3/0C L1D 3, A3/04 no execute
+ * 5), IDQ 0-uop cycles 1.5, retired loads by source (D1H), LLC, walks.
+ */
+static const struct rate HASWELL_CODEMON_RATES[] = {
+    { 0xC0, 0x00, 500 }, { 0xC2, 0x01, 600 }, { 0x0D, 0x03, 100 }, { 0xA3, 0x06, 400 }, { 0xA3, 0x0C, 300 },
+    { 0xA3, 0x04, 500 }, { 0x9C, 0x01, 150 }, { 0xD1, 0x10, 50 },  { 0xD1, 0x08, 200 }, { 0x2E, 0x41, 20 },
+    { 0x2E, 0x4F, 50 },  { 0xD1, 0x02, 150 }, { 0xD1, 0x04, 30 },  { 0xD1, 0x20, 20 },  { 0x08, 0x0E, 10 },
+};
+
+/*
+ * -metrics codemon on Haswell, from Skylake's mapping (METRICS-FACTS.md 3a)
+ * with the stand-ins its file names as ours: C = 10, I = 5, B = 6. By hand:
+ * CPI 2.00, UCPI (10-6)/5 = 0.80, delay 0.60, flush 1/6 = 0.17, L1D
+ * (STALLS_LDM_PENDING 4 - STALLS_L1D_PENDING 3)/6 = 0.17, exe (3 + 5 - 4)/6 =
+ * 0.67, FE 1.5/6 = 0.25, L2 misses 0.5/2 = 0.25, L3 0.2/0.5 = 0.40. No
+ * INST_RETIRED.NOP (CPUI, UCPUI) and no EXE_ACTIVITY.BOUND_ON_STORES (other,
+ * access): n/a with that reason, once; no FLOP count on Haswell.
+ */
+NB_TEST(results_metrics_codemon_haswell_stand_ins)
+{
+    struct rig x;
+    machine_tweak = haswell_medium;
+    REQUIRE(rig_up(&x, false, HASWELL_CODEMON_RATES, NB_ARRAY_SIZE(HASWELL_CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.o.metrics = "codemon";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 5.00\n"
+                 "PROG_CPUI: n/a (no INST_RETIRED.NOP in this core's event configs (sections 3a, 3b))\n"
+                 "PROG_CPI: 2.00\nPROG_UCPUI: n/a\nPROG_UCPI: 0.80\nPROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\n"
+                 "L1D_FPU_RATIO: 0.17\nEXE_RATIO: 0.67\n"
+                 "OTHER_BE_RATIO: n/a (no EXE_ACTIVITY.BOUND_ON_STORES in this core's event configs (sections 3a, 3b))\n"
+                 "FE_RATIO: 0.25\nPROG_ACCESS_DELAY_RATIO: n/a\nCM_L2_MISS_RATIO: 0.25\nCM_L3_MISS_RATIO: 0.40\n"
+                 "CACHE_DELAY_RATIO: n/a (memory latencies N1..N4 not measured (add -calibrate))\n"
+                 "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a\n"
+                 "FP_SPEED: n/a (no FLOP-count event (FP_ARITH_INST_RETIRED, section 1a) in this core's event configs)\n"
+                 "SYS_UTILIZE: n/a\n"
+                 "codemon: stalls are 60% of cycles; of them execution 67%, the front end 25%, pipeline flushes "
+                 "17% (parts overlap)\n");
+    rig_down(&x);
+}

@@ -6,9 +6,14 @@ that configs/cpu_map.txt maps to a cfg_<PREFIX>_common.txt (format: configs/READ
 Each metric below has alternatives (one per event naming of a generation); the
 first whose events all exist in that microarchitecture's configs is written, a
 metric with none is left out (or, where the table gives a reason, written as
-`na NAME: reason` so that it prints n/a with it), and a group is written only if all its required
-metrics are there (`need`), or with the metrics that are (`some`). So a file
-names only events its configs define (tests/unit/test_metric_configs.c checks it).
+`na NAME: reason` so that it prints n/a with it). Every file has the five groups
+cpi, memory, topdown, flops and codemon: a group whose formulas do not fit a core
+is written with each metric `na` and the reason (the events it lacks, or that
+METRICS-FACTS gives no formula or mapping for the core), never a guess. So a
+file names only events its configs define (tests/unit/test_metric_configs.c
+checks it and the five groups). Events of an older core used for the Skylake
+events METRICS-FACTS names (STAND_INS, FLOPS_INTEL's Lion Cove alternative) are
+marked "our mapping, not in METRICS-FACTS" in the generated file.
 
   tools/configgen/gen_metrics.py [OUTDIR]      write the files (default configs/metrics)
   tools/configgen/gen_metrics.py --check       fail, with a diff, if configs/metrics differs
@@ -16,6 +21,7 @@ names only events its configs define (tests/unit/test_metric_configs.c checks it
 arch_intel.txt and arch_amd.txt (the fallbacks) are written by hand.
 """
 import difflib
+import itertools
 import os
 import re
 import sys
@@ -107,6 +113,9 @@ PEAK_UNKNOWN = "# peak_flop_per_cycle: not in METRICS-FACTS section 5 for this c
 
 INTEL_FIXED = {"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC"}
 AMD_FIXED = {"MPERF", "APERF"}
+# Every file has these groups, in this order (test_metric_configs.c checks them).
+GROUPS = ("cpi", "memory", "topdown", "flops", "codemon")
+NA_REASON_MAX = 127  # configs/README.md "Metric files": `na NAME: REASON`
 CONSTS = {"tsc_hz", "issue_width", "peak_flop_per_cycle", "N1", "N2", "N3", "N4", "RDTSC"}
 
 # ---------------------------------------------------------------------------
@@ -221,13 +230,20 @@ TD_SKL = [
     ("TD_RETIRING", ["UOPS_RETIRED.RETIRE_SLOTS / SLOTS"]),
     ("TD_BACKEND_BOUND", ["1 - TD_FRONTEND_BOUND - (UOPS_ISSUED.ANY + issue_width * INT_MISC.RECOVERY_CYCLES) / SLOTS"]),
 ]
+# The later E-cores (Crestmont, Skymont) name the programmable-counter forms .ALL_P (their
+# event lists give TOPDOWN_*.ALL as an alias of .ALL_P or as fixed-counter only; the codemon
+# group uses them as well); the first alternative is the one of section 2a.
 TD_ATOM = [
     ("SLOTS", ["issue_width * CPU_CLK_UNHALTED.THREAD"]),
-    ("TD_FRONTEND_BOUND", ["TOPDOWN_FE_BOUND.ALL / SLOTS"]),
-    ("TD_BAD_SPECULATION", ["TOPDOWN_BAD_SPECULATION.ALL / SLOTS"]),
-    ("TD_RETIRING", ["TOPDOWN_RETIRING.ALL / SLOTS", "UOPS_RETIRED.ALL / SLOTS"]),
-    ("TD_BACKEND_BOUND", ["TOPDOWN_BE_BOUND.ALL / SLOTS"]),
+    ("TD_FRONTEND_BOUND", ["TOPDOWN_FE_BOUND.ALL / SLOTS", "TOPDOWN_FE_BOUND.ALL_P / SLOTS"]),
+    ("TD_BAD_SPECULATION", ["TOPDOWN_BAD_SPECULATION.ALL / SLOTS", "TOPDOWN_BAD_SPECULATION.ALL_P / SLOTS"]),
+    ("TD_RETIRING", ["TOPDOWN_RETIRING.ALL / SLOTS", "TOPDOWN_RETIRING.ALL_P / SLOTS", "UOPS_RETIRED.ALL / SLOTS"]),
+    ("TD_BACKEND_BOUND", ["TOPDOWN_BE_BOUND.ALL / SLOTS", "TOPDOWN_BE_BOUND.ALL_P / SLOTS"]),
 ]
+# No top-down formula (the group is written with `na` lines, configs/README.md "Metric files").
+TD_NA_INTEL = ("METRICS-FACTS 2a has no top-down formula for this core "
+               "(no IDQ_UOPS_NOT_DELIVERED.CORE or TOPDOWN_FE_BOUND.ALL in its configs)")
+TD_NA_AMD = "METRICS-FACTS 2c gives top-down for Zen 2 to Zen 4 only; Zen 1 has no op-queue-empty event (0A9)"
 TD_ZEN2 = [
     ("SLOTS", ["issue_width * CYCLES_NOT_IN_HALT"]),
     ("TD_FRONTEND_BOUND", ["UOPS_QUEUE_EMPTY / CYCLES_NOT_IN_HALT"]),
@@ -279,7 +295,13 @@ FLOPS_INTEL = [
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
          (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE")],
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
-         (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE")])]),
+         (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE")])]
+     + [(" + ".join(("{} * ".format(w) if w > 1 else "") + "FP_ARITH_OPS_RETIRED." + u for w, u in (
+         (1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
+         (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"))),
+         "# FLOP: our mapping, not in METRICS-FACTS: Lion Cove's FP_ARITH_OPS_RETIRED (C7H, the same umasks) is\n"
+         "# described as Skylake's FP_ARITH_INST_RETIRED of section 1a (computational SSE/AVX instructions\n"
+         "# retired, one count per element, FMA twice); the lanes weighted the same way")]),
     ("FLOP_PER_CYCLE", ["FLOP / CPU_CLK_UNHALTED.THREAD"]),
     ("FP_PEAK_UTILIZATION", ["FLOP_PER_CYCLE / peak_flop_per_cycle"]),
 ]
@@ -288,6 +310,21 @@ FLOPS_AMD = [
     ("FLOP_PER_CYCLE", ["FLOP / " + c for c in AMD_CYC]),
     ("FP_PEAK_UTILIZATION", ["FLOP_PER_CYCLE / peak_flop_per_cycle"]),
 ]
+
+
+def flop_na(f):
+    """Why a core's configs give no FLOP count (the flops group is then written with `na` lines)."""
+    if any(e.startswith("FP_COMP_OPS_EXE.") or e == "FP_COMP_OPS_EXE" for e in f.events):
+        return ("%s count executed FP uops, speculative (overcount), not FLOPs retired: no FLOP formula (1a)"
+                % ("FP_COMP_OPS_EXE/SIMD_FP_256" if any(e.startswith("SIMD_FP_256.") for e in f.events) else "FP_COMP_OPS_EXE"))
+    if "FP_FLOPS_RETIRED.ALL" in f.events:
+        return "METRICS-FACTS 1b has no FLOP event for the E-cores; FP_FLOPS_RETIRED.ALL here is unverified, not used"
+    if f.vendor == "amd":
+        return "section 1c gives the FLOP event (003H) for Zen 2 to Zen 4; Zen 1's RETIRED_SSE_AVX_OPERATIONS is not mapped"
+    if f.prefix in CODEMON_E_PREFIXES:
+        return "no FLOP-count event on the E-cores (section 1b)"
+    return "no FLOP-count event (FP_ARITH_INST_RETIRED, section 1a) in this core's event configs"
+
 
 # Codemon (section 3b with the roles of 3a, latency model 3c). A metric is
 # (name, [alternatives]) or (name, [alternatives], reason): with a reason, a core
@@ -342,6 +379,82 @@ CODEMON_P_COMMENT = [
     "# I instructions, N NOPs, B stall cycles (no uop retired), then its overlapping",
     "# parts (not a partition, unlike top-down). The latency model (3c) uses the",
     "# -calibrate penalties N1..N4: bubbles = H2*N1 + H3*N2 + M*N3 + W*N4."]
+
+# Sandy Bridge to Broadwell: section 3a maps Codemon for Skylake and later. Where these
+# cores' event lists have an event that Intel's perfmon describes as the one 3a names for
+# Skylake (Ivy Bridge and Broadwell list the Skylake names as aliases of theirs), the
+# Skylake alternatives above are used with it; each such stand-in is our mapping, not in
+# METRICS-FACTS, and says so in the file. A metric with no such event is `na`.
+CODEMON_PRE_SKL_PREFIXES = {"SandyBridge", "SandyBridgeEP", "IvyBridge", "IvyBridgeEP", "Haswell", "HaswellX",
+                            "Broadwell", "BroadwellDE", "BroadwellX"}
+OURS = "# our mapping, not in METRICS-FACTS: "
+STAND_IN_NOTES = {
+    "ldm": OURS + "CYCLE_ACTIVITY.STALLS_LDM_PENDING (A3/06 c6, \"execution stalls due to memory\n"
+           "#   subsystem\") for Skylake's STALLS_MEM_ANY (perfmon lists STALLS_MEM_ANY as its alias on IVB/BDW)",
+    "l1d": OURS + "CYCLE_ACTIVITY.STALLS_L1D_PENDING (\"execution stalls due to L1 data cache\n"
+           "#   misses\") for Skylake's STALLS_L1D_MISS (its alias on IVB/BDW)",
+    "noexec": OURS + "CYCLE_ACTIVITY.CYCLES_NO_EXECUTE (A3/04 c4, cycles with no execute for this\n"
+              "#   thread) for Skylake's STALLS_TOTAL (its alias on IVB/BDW)",
+    "d1": OURS + "MEM_LOAD_UOPS_RETIRED.* (D1H, retired load uops by data source) for Skylake's\n"
+          "#   MEM_LOAD_RETIRED.* of the same umask (L1_MISS, L2_HIT, L2_MISS, L3_HIT, L3_MISS)",
+    "llc": OURS + "MEM_LOAD_UOPS_RETIRED.LLC_HIT/LLC_MISS, where the list names the L3 \"LLC\"\n"
+           "#   (Sandy/Ivy Bridge), for L3_HIT/L3_MISS: H3 and M of section 3c",
+}
+# Skylake name -> [(stand-in, notes)]
+STAND_INS = {
+    "CYCLE_ACTIVITY.STALLS_MEM_ANY": [("CYCLE_ACTIVITY.STALLS_LDM_PENDING", ["ldm"])],
+    "CYCLE_ACTIVITY.STALLS_L1D_MISS": [("CYCLE_ACTIVITY.STALLS_L1D_PENDING", ["l1d"])],
+    "CYCLE_ACTIVITY.STALLS_TOTAL": [("CYCLE_ACTIVITY.CYCLES_NO_EXECUTE", ["noexec"])],
+    "MEM_LOAD_RETIRED.L1_MISS": [("MEM_LOAD_UOPS_RETIRED.L1_MISS", ["d1"])],
+    "MEM_LOAD_RETIRED.L2_MISS": [("MEM_LOAD_UOPS_RETIRED.L2_MISS", ["d1"])],
+    "MEM_LOAD_RETIRED.L2_HIT": [("MEM_LOAD_UOPS_RETIRED.L2_HIT", ["d1"])],
+    "MEM_LOAD_RETIRED.L3_HIT": [("MEM_LOAD_UOPS_RETIRED.L3_HIT", ["d1"]), ("MEM_LOAD_UOPS_RETIRED.LLC_HIT", ["d1", "llc"])],
+    "MEM_LOAD_RETIRED.L3_MISS": [("MEM_LOAD_UOPS_RETIRED.L3_MISS", ["d1"]), ("MEM_LOAD_UOPS_RETIRED.LLC_MISS", ["d1", "llc"])],
+}
+CODEMON_PRE_SKL_COMMENT = CODEMON_P_COMMENT + [
+    "# Section 3a maps Codemon for Skylake and later P-cores; on this core the same names mean the",
+    "# same (" + OURS[2:-2] + "): UOPS_RETIRED.STALL_CYCLES (C2/01 c1 inv here,",
+    "# C2/02 on Skylake; both \"cycles without actually retired uops\"), INT_MISC.RECOVERY_CYCLES (0D/03",
+    "# c1 here, 0D/01 on Skylake; both \"core cycles the allocator was stalled due to recovery from",
+    "# earlier clear event\"), IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE (9C/01 c4 as on Skylake)."]
+
+
+def stand_in_variants(expr):
+    """expr with every Skylake name of STAND_INS replaced by each of its stand-ins, each with the
+    notes of the stand-ins it uses; [] when expr names none of them."""
+    names = [m.group(0) for m in IDENT.finditer(expr) if m.group(0) in STAND_INS]
+    names = list(dict.fromkeys(names))
+    if not names:
+        return []
+    out = []
+    for choice in itertools.product(*[STAND_INS[n] for n in names]):
+        e = IDENT.sub(lambda m: dict(zip(names, (c[0] for c in choice))).get(m.group(0), m.group(0)), expr)
+        keys = dict.fromkeys(k for c in choice for k in c[1])
+        out.append((e, "\n".join(STAND_IN_NOTES[k] for k in keys)))
+    return out
+
+
+def pre_skylake(metrics):
+    """The Codemon list for Sandy Bridge to Broadwell: each metric's alternatives followed by
+    their stand-in variants, without the Skylake-era reasons (a metric with no alternative gets
+    the events it lacks)."""
+    out = []
+    for m in metrics:
+        alts = list(m[1])
+        for a in m[1]:
+            alts += stand_in_variants(a[0] if isinstance(a, tuple) else a)
+        out.append((m[0], alts))
+    return out
+
+
+# Cores section 3a does not map at all (Silvermont, Goldmont, Nehalem and older, Knights
+# Landing, Zen 1): the group with Codemon's names, all `na` but the plain CPI (section 4).
+CODEMON_NA = "section 3a maps no Codemon counters for this core (only Skylake and later P-cores, Gracemont, Zen 2-4)"
+CODEMON_NA_REAL = [("PROG_CPI", ["CPU_CLK_UNHALTED.THREAD / INST_RETIRED.ANY"] + amd("{CYC} / {INS}"))]
+CODEMON_NA_COMMENT = [
+    "# codemon (section 3b): section 3a maps Codemon's counters for Skylake and later P-cores, Gracemont",
+    "# and Zen 2 to Zen 4, not for this core, so its metrics are n/a with that reason; PROG_CPI is the",
+    "# non-halted CPI of section 4."]
 
 # Intel E-cores (section 3a Gracemont column, 1b, 3c): B = C2/00 c1 inv from the
 # hand-written codemon_ecore.txt; the TOPDOWN_* slot counts / issue_width give cycles.
@@ -509,9 +622,30 @@ class File:
             return False
         return True
 
-    def pick(self, metrics, notes=None, na=None):
+    def missing(self, expr):
+        """The names of expr that are none of the known kinds (events this core's configs lack)."""
+        out = []
+        for m in IDENT.finditer(expr):
+            name = m.group(0)
+            if name in ("min", "max") and expr[m.end():].lstrip().startswith("("):
+                continue
+            if not self.usable(name) and name not in out:
+                out.append(name)
+        return out
+
+    def missing_reason(self, metric, section):
+        """`na` reason of a metric without an alternative: the events of its closest alternative."""
+        alts = [a[0] if isinstance(a, tuple) else a for a in metric[1]]
+        lacks = min((self.missing(a) for a in reversed(alts)), key=len)  # a tie: the later (older) naming
+        why = "no %s in this core's event configs (%s)" % (" or ".join(lacks), section)
+        if len(why) > NA_REASON_MAX:
+            why = "no %s (and more) in this core's event configs (%s)" % (lacks[0], section)
+        return why
+
+    def pick(self, metrics, notes=None, na=None, section=None):
         """[(name, expr)] of the metrics that have an alternative here; the notes of the
-        chosen alternatives go to `notes`, (name, reason) of the rest that have a reason to `na`."""
+        chosen alternatives go to `notes`, (name, reason) of the rest that have a reason to `na`
+        (with `section`, every metric without one gets the events it lacks as its reason)."""
         out = []
         saved = dict(self.defined)
         for metric in metrics:
@@ -525,20 +659,24 @@ class File:
                         notes.append(note)
                     break
             else:
-                if len(metric) > 2 and na is not None:
-                    na.append((name, metric[2]))
+                why = metric[2] if len(metric) > 2 else self.missing_reason(metric, section) if section else None
+                if why and na is not None:
+                    assert len(why) <= NA_REASON_MAX, why
+                    na.append((name, why))
                     self.defined[name] = None
         self.defined = saved
         return out
 
-    def emit(self, group, comment, metrics, need=None, extra=(), order=None):
+    def emit(self, group, comment, metrics, need=None, extra=(), order=None, section=None):
         """Adds the group if every metric of `need` (default: all without an n/a reason) has
-        an alternative; a metric with a reason and no alternative is written as `na`."""
+        an alternative; a metric with a reason and no alternative is written as `na`. With
+        `section` (the METRICS-FACTS section of the events), the group is always written:
+        a metric without an alternative is `na` with the events it lacks."""
         notes, na = [], []
-        picked = self.pick(metrics, notes, na)
+        picked = self.pick(metrics, notes, na, section)
         have = {n for n, _ in picked}
-        need = [m[0] for m in metrics if len(m) < 3] if need is None else need
-        if not all(n in have for n in need) or not (have - HELPERS):
+        need = [] if section else [m[0] for m in metrics if len(m) < 3] if need is None else need
+        if not all(n in have for n in need) or not (section or have - HELPERS):
             return False
         for name, e in picked:
             self.defined[name] = e
@@ -552,8 +690,8 @@ class File:
         names = [m[0] for m in list(metrics) + list(extra) if m[0] in lines]
         self.lines.append("")
         self.lines.extend(comment)
-        for note in notes:
-            self.lines.extend(note.split("\n"))
+        for note in dict.fromkeys(line for note in notes for line in note.split("\n")):
+            self.lines.append(note)
         self.lines.extend(lines[n] for n in names)
         members = [n for n in names if n not in HELPERS or n in PRINTED_HELPERS]
         if order:
@@ -563,6 +701,20 @@ class File:
         lacking = [n for n, _ in extra if n not in have and n not in self.defined]
         if lacking:
             self.lines.append("# level 2 without %s: their events are not in this core's configs" % " ".join(lacking))
+        return True
+
+    def emit_na(self, group, comment, names, why, real=()):
+        """The group of a core that has no formula for it: every metric `na` with the reason
+        (configs/README.md "Metric files"), but for the (name, [alternatives]) of `real`."""
+        assert len(why) <= NA_REASON_MAX, why
+        picked = dict(self.pick(real))
+        self.lines.append("")
+        self.lines.extend(comment)
+        for n in names:
+            self.lines.append("%s = %s" % (n, picked[n]) if n in picked else "na %s: %s" % (n, why))
+            self.defined[n] = picked.get(n)
+        self.lines.append("group %s: %s" % (group, " ".join(names)))
+        self.groups[group] = list(names)
         return True
 
     def with_config(self, config, emit):
@@ -584,7 +736,10 @@ class File:
         if intel:
             self.emit("cpi", ["# cpi (section 4)"], CPI_INTEL)
             self.emit("memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): retired loads by where they hit"],
-                      MEM_INTEL, need=[])
+                      MEM_INTEL, need=[]) or self.emit(
+                "memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): none of the retired-load events of section 1a",
+                           "# is in this core's configs, so each metric is n/a with the events it lacks"],
+                MEM_INTEL, section="section 1a")
             if p in PERF_METRICS_L2_PREFIXES:
                 self.emit("topdown", ["# topdown levels 1 and 2 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
                                       "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS; a level-2",
@@ -604,14 +759,17 @@ class File:
                 self.emit("topdown", ["# topdown levels 1 and 2 of Gracemont (section 2a Gracemont, E-core TMA; section 1b):",
                                       "# level 2 as far as section 2a gives it (mispredicts, machine clears, core bound)"],
                           TD_ATOM, extra=TD_GRT_L2, order=TD_TREE_GRT)
-            else:
-                self.emit("topdown", ["# topdown level 1 of the E-cores (section 2a Gracemont, E-core TMA; section 1b)"], TD_ATOM)
-            self.emit("flops", ["# flops (section 1a FP notes: one count per instruction, weighted by lanes; FMA counts twice)"],
-                      FLOPS_INTEL)
+            elif not self.emit("topdown", ["# topdown level 1 of the E-cores (section 2a Gracemont, E-core TMA; section 1b)"],
+                               TD_ATOM):
+                self.emit_na("topdown", ["# topdown: " + TD_NA_INTEL], TD_ORDER, TD_NA_INTEL)
+            self.flops(["# flops (section 1a FP notes: one count per instruction, weighted by lanes; FMA counts twice)"],
+                       FLOPS_INTEL)
             if p in CODEMON_P_PREFIXES:
                 self.emit("codemon", CODEMON_P_COMMENT, CODEMON, need=None)
             elif p in CODEMON_E_PREFIXES:
                 self.with_config(CODEMON_E_CONFIG, lambda: self.emit("codemon", CODEMON_E_COMMENT, CODEMON_E))
+            elif p in CODEMON_PRE_SKL_PREFIXES:
+                self.emit("codemon", CODEMON_PRE_SKL_COMMENT, pre_skylake(CODEMON), section="sections 3a, 3b")
         else:
             self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
             self.emit("memory", ["# memory (sections 1c, 3a, 3c): demand L1D fills by source, L2 status of data-cache reads"],
@@ -623,13 +781,25 @@ class File:
                     + ([] if p == "Zen4" else ["# Zen 4's level-2 formulas, where this core's configs have the same events."]),
                     TD_ZEN4, extra=TD_ZEN4_L2, order=TD_TREE_AMD):
                 pass
-            elif not self.emit("topdown", ["# topdown level 1: pipeline utilization (section 2c)"], TD_ZEN4):
-                self.emit("topdown", ["# topdown level 1: the approximation of section 2c (no per-slot dispatch events; indicative only)"],
-                          TD_ZEN2, order=TD_ORDER)
-            self.emit("flops", ["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
-                                "# the image pairs it with the MergeEvent, README \"AMD merged counter pairs\")"], FLOPS_AMD)
+            elif not self.emit("topdown", ["# topdown level 1: pipeline utilization (section 2c)"], TD_ZEN4) and not self.emit(
+                    "topdown", ["# topdown level 1: the approximation of section 2c (no per-slot dispatch events; indicative only)"],
+                    TD_ZEN2, order=TD_ORDER):
+                self.emit_na("topdown", ["# topdown: " + TD_NA_AMD], TD_ORDER, TD_NA_AMD)
+            self.flops(["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
+                        "# the image pairs it with the MergeEvent, README \"AMD merged counter pairs\")"], FLOPS_AMD)
             if p in CODEMON_AMD_PREFIXES:
                 self.with_config(CODEMON_AMD_CONFIG.get(p), lambda: self.emit("codemon", CODEMON_AMD_COMMENT, CODEMON_AMD))
+        if "codemon" not in self.groups:
+            self.emit_na("codemon", CODEMON_NA_COMMENT, [m[0] for m in CODEMON if m[0] not in HELPERS], CODEMON_NA,
+                         real=CODEMON_NA_REAL)
+
+    def flops(self, comment, metrics):
+        """The flops group, or, where no FLOP count fits, the group with every metric `na` and why."""
+        if self.pick(metrics[:1]):
+            self.emit("flops", comment, metrics)
+        else:
+            why = flop_na(self)
+            self.emit_na("flops", ["# flops: " + why], [m[0] for m in metrics], why)
 
     def text(self):
         self.build()
@@ -651,13 +821,7 @@ class File:
         if uses("peak_flop_per_cycle"):
             v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
             head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
-        missing = [g for g in ("memory", "topdown", "flops", "codemon") if g not in self.groups]
-        if "codemon" in missing and self.prefix not in CODEMON_P_PREFIXES | CODEMON_E_PREFIXES | CODEMON_AMD_PREFIXES:
-            missing.remove("codemon")
-            head.append("# No codemon group: section 3a maps Codemon's counters for Skylake and later P-cores,")
-            head.append("# Gracemont and Zen 2 to Zen 4 only.")
-        if missing:
-            head.append("# Not here (events missing from the configs): %s." % ", ".join(missing))
+        assert list(self.groups) == list(GROUPS), (self.prefix, list(self.groups))
         return "\n".join(head + self.lines) + "\n"
 
 
