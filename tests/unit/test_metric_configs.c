@@ -5,7 +5,10 @@
  * exist, and every event it names is in those configs (or is a fixed
  * counter of the vendor, or an architectural event for `config builtin`).
  * A metric file other than arch_<vendor>.txt belongs to a microarchitecture
- * cpu_map.txt lists.
+ * cpu_map.txt lists. The cpi and memory groups name the same metrics, in the
+ * same order, in every file of a vendor (a metric the core lacks is `na`), so
+ * `-metrics memory` prints the same lines on every core (README "Derived
+ * metrics"); arch_intel.txt adds LLC_MPKI after them.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -48,6 +51,37 @@ static void ignore_config_error(void *arg, unsigned line, const char *message)
 
 static struct pmu_event events[METRIC_CONFIG_MAX][PMU_MAX_EVENTS];
 
+/* The canonical member list of a group per vendor (tools/configgen/gen_metrics.py
+ * CPI_*, MEM_*): LLC_MISS_RATIO and LOAD_MISS_LATENCY are Intel only (AMD's L3
+ * events are in the L3 PMU, section 1c; section 3c gives the latency for Intel). */
+static const char *canonical(const char *file, enum cpu_vendor vendor, const char *group)
+{
+    if (strcmp(group, "cpi") == 0)
+        return "CPI NOMINAL_CPI TSC_PER_INST IPC EFFECTIVE_MHZ REF_PER_TSC";
+    if (vendor == VENDOR_AMD)
+        return "L1D_MISS_RATIO L2_MISS_RATIO L3_MISS_RATIO DTLB_WALKS_PKI";
+    if (strcmp(file, "arch_intel.txt") == 0)
+        return "L1D_MISS_RATIO L2_MISS_RATIO L3_MISS_RATIO LLC_MISS_RATIO DTLB_WALKS_PKI LOAD_MISS_LATENCY LLC_MPKI";
+    return "L1D_MISS_RATIO L2_MISS_RATIO L3_MISS_RATIO LLC_MISS_RATIO DTLB_WALKS_PKI LOAD_MISS_LATENCY";
+}
+
+static void check_canonical(const char *file, const struct metric_file *f, enum cpu_vendor vendor)
+{
+    static const char *const SAME[] = { "cpi", "memory" };
+    for (size_t s = 0; s < sizeof(SAME) / sizeof(SAME[0]); s++) {
+        int g = metric_file_group(f, SAME[s]);
+        if (g < 0)
+            continue;
+        char names[METRIC_GROUP_MEMBERS * METRIC_NAME_MAX] = "";
+        size_t used = 0;
+        for (unsigned m = 0; m < f->groups[g].n; m++)
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", m ? " " : "",
+                                     f->metrics[f->groups[g].member[m]].name);
+        if (!CHECK_EQ_STR(names, canonical(file, vendor, SAME[s])))
+            nb_test_note("%s: group %s", file, SAME[s]);
+    }
+}
+
 /* Checks one metric file; returns false when it could not be read. */
 static void check_file(const char *name)
 {
@@ -65,6 +99,7 @@ static void check_file(const char *name)
             nb_test_note("%s: no group %s", name, GROUPS[g]);
     REQUIRE(f.n_configs >= 1);
     enum cpu_vendor vendor = strstr(name, "amd") || strncmp(name, "Zen", 3) == 0 ? VENDOR_AMD : VENDOR_INTEL;
+    check_canonical(name, &f, vendor);
     /* Intel: fixed counter 3 and IA32_PERF_METRICS with its level-2 bytes, so that the top-down
      * pseudo events of topdown_perf_metrics*.txt parse (the image checks the CPU). */
     struct pmu_desc d = { .vendor = vendor, .n_gp = 8, .amd_ext_core = vendor == VENDOR_AMD,

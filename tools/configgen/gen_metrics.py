@@ -186,15 +186,20 @@ L2ST_LAST = {"CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.": "LS_RD_BLK_C_S", "L2
 DTLB = ["L1_DTLB_MISS.", "LS_L1_D_TLB_MISS."]
 AMD_WALK_UMASKS = ("TLB_RELOAD_4K_L2_MISS", "TLB_RELOAD_COALESCED_PAGE_MISS", "TLB_RELOAD_2M_L2_MISS", "TLB_RELOAD_1G_L2_MISS")
 
+# Reasons of the AMD memory metrics on a core without their events (Zen 1 has no 043H): the
+# helpers they are written over are left out there (emit(na_helpers=False)).
+AMD_NO_FILLS = "no demand L1D fill event (043H, section 1c) in this core's event configs"
 MEM_AMD = [
     ("L1D_FILLS", [" + ".join(f) for f in FILLS]),
-    ("L1D_MISS_RATIO", ["L1D_FILLS / LS_DISPATCH.LD_DISPATCH"]),
+    ("L1D_MISS_RATIO", ["L1D_FILLS / LS_DISPATCH.LD_DISPATCH"], AMD_NO_FILLS),
     ("L2_ACCESSES", [" + ".join(p + u for u in ("LS_RD_BLK_C", "LS_RD_BLK_X", "LS_RD_BLK_L_HIT_S", "LS_RD_BLK_L_HIT_X", L2ST_LAST[p]))
                      for p in L2ST]),
-    ("L2_MISS_RATIO", [p + "LS_RD_BLK_C / L2_ACCESSES" for p in L2ST]),
-    ("L3_MISS_RATIO", ["(L1D_FILLS - {0} - {1}) / (L1D_FILLS - {0})".format(f[0], f[1]) for f in FILLS]),
+    ("L2_MISS_RATIO", [p + "LS_RD_BLK_C / L2_ACCESSES" for p in L2ST],
+     "no L2 cache request status event (064H, section 1c) in this core's event configs"),
+    ("L3_MISS_RATIO", ["(L1D_FILLS - {0} - {1}) / (L1D_FILLS - {0})".format(f[0], f[1]) for f in FILLS], AMD_NO_FILLS),
     ("DTLB_WALKS", [" + ".join(p + u for u in AMD_WALK_UMASKS) for p in DTLB]),
-    ("DTLB_WALKS_PKI", amd("1000 * DTLB_WALKS / {INS}")),
+    ("DTLB_WALKS_PKI", amd("1000 * DTLB_WALKS / {INS}"),
+     "no L1 DTLB miss event (045H, section 1c) in this core's event configs"),
 ]
 
 # Top-down level 1 (section 2a Intel, 2b PERF_METRICS, 2c AMD)
@@ -642,10 +647,11 @@ class File:
             why = "no %s (and more) in this core's event configs (%s)" % (lacks[0], section)
         return why
 
-    def pick(self, metrics, notes=None, na=None, section=None):
+    def pick(self, metrics, notes=None, na=None, section=None, na_helpers=True):
         """[(name, expr)] of the metrics that have an alternative here; the notes of the
         chosen alternatives go to `notes`, (name, reason) of the rest that have a reason to `na`
-        (with `section`, every metric without one gets the events it lacks as its reason)."""
+        (with `section`, every metric without one gets the events it lacks as its reason;
+        without `na_helpers`, a helper without an alternative and a reason is left out)."""
         out = []
         saved = dict(self.defined)
         for metric in metrics:
@@ -659,7 +665,8 @@ class File:
                         notes.append(note)
                     break
             else:
-                why = metric[2] if len(metric) > 2 else self.missing_reason(metric, section) if section else None
+                why = (metric[2] if len(metric) > 2 else self.missing_reason(metric, section)
+                       if section and (na_helpers or name not in HELPERS) else None)
                 if why and na is not None:
                     assert len(why) <= NA_REASON_MAX, why
                     na.append((name, why))
@@ -667,13 +674,13 @@ class File:
         self.defined = saved
         return out
 
-    def emit(self, group, comment, metrics, need=None, extra=(), order=None, section=None):
+    def emit(self, group, comment, metrics, need=None, extra=(), order=None, section=None, na_helpers=True):
         """Adds the group if every metric of `need` (default: all without an n/a reason) has
         an alternative; a metric with a reason and no alternative is written as `na`. With
         `section` (the METRICS-FACTS section of the events), the group is always written:
         a metric without an alternative is `na` with the events it lacks."""
         notes, na = [], []
-        picked = self.pick(metrics, notes, na, section)
+        picked = self.pick(metrics, notes, na, section, na_helpers)
         have = {n for n, _ in picked}
         need = [] if section else [m[0] for m in metrics if len(m) < 3] if need is None else need
         if not all(n in have for n in need) or not (section or have - HELPERS):
@@ -735,8 +742,11 @@ class File:
         p, intel = self.prefix, self.vendor == "intel"
         if intel:
             self.emit("cpi", ["# cpi (section 4)"], CPI_INTEL)
-            self.emit("memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): retired loads by where they hit"],
-                      MEM_INTEL, need=[]) or self.emit(
+            # Every metric of MEM_INTEL on every core, a formula or `na` with the events it lacks, so that
+            # `-metrics memory` prints the same names everywhere (test_metric_configs.c checks it).
+            self.pick(MEM_INTEL) and self.emit(
+                "memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): retired loads by where they hit"],
+                MEM_INTEL, section="section 1a") or self.emit(
                 "memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): none of the retired-load events of section 1a",
                            "# is in this core's configs, so each metric is n/a with the events it lacks"],
                 MEM_INTEL, section="section 1a")
@@ -773,7 +783,7 @@ class File:
         else:
             self.emit("cpi", ["# cpi (section 4)"], CPI_AMD)
             self.emit("memory", ["# memory (sections 1c, 3a, 3c): demand L1D fills by source, L2 status of data-cache reads"],
-                      MEM_AMD, need=[])
+                      MEM_AMD, section="section 1c", na_helpers=False)
             if p in AMD_L2_PREFIXES and self.emit("topdown", [
                     "# topdown levels 1 and 2: pipeline utilization (section 2c; level 2 as [LK] amdzen4/pipeline.json:",
                     "# fetch latency from 1A0/01 with cmask 6, mispredicts vs pipeline restarts by 0C3 : 096, backend",
