@@ -1490,6 +1490,52 @@ NB_TEST(results_metrics_flops_haswell_all_na)
 }
 
 /*
+ * Nehalem EP (model 1AH): perfmon v3, 4 general-purpose and 3 fixed counters
+ * of 48 bits, and the medium for its metric file.
+ */
+static void nehalem_medium(struct host_platform *h)
+{
+    host_cpuid_set(h, 1, 0, 0x000106A5, 0, 0, 1u << 4);
+    host_cpuid_set(h, 0xA, 0, 0x07300403, 0, 0, 0x603);
+    add_repo_file(h, "configs/cpu_map.txt");
+    add_repo_file(h, "configs/cfg_Nehalem_common.txt");
+    add_repo_file(h, "configs/cfg_Nehalem_all_core.txt");
+    add_repo_file(h, "configs/metrics/Nehalem.txt");
+}
+
+/* Per copy on Nehalem: LLC 0.2 misses of 0.8 references, 0.03 walks (08/02 there). */
+static const struct rate NEHALEM_MEMORY_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x2E, 0x41, 20 }, { 0x2E, 0x4F, 80 }, { 0x08, 0x02, 3 },
+};
+
+/*
+ * -metrics memory on Nehalem prints the names it prints on Skylake, in the
+ * same order: LLC 0.2/0.8 = 0.25 and 1000 x 0.03/3 = 10.00 walks per 1000
+ * instructions; the metrics whose events its lists lack (no
+ * MEM_LOAD_UOPS_RETIRED.*, no L1D_PEND_MISS, METRICS-FACTS.md 1a) are n/a
+ * with the events they lack.
+ */
+NB_TEST(results_metrics_memory_nehalem_na)
+{
+    struct rig x;
+    machine_tweak = nehalem_medium;
+    REQUIRE(rig_up(&x, false, NEHALEM_MEMORY_RATES, NB_ARRAY_SIZE(NEHALEM_MEMORY_RATES)));
+    hw.fixed_centi[0] = 300;
+    x.o.metrics = "memory";
+    CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
+                 "RDTSC: 2.00\nINST: 3.00\n"
+                 "L1D_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.L1_MISS or MEM_UOPS_RETIRED.ALL_LOADS in this core's "
+                 "event configs (section 1a))\n"
+                 "L2_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.L2_MISS or MEM_LOAD_UOPS_RETIRED.L1_MISS in this core's "
+                 "event configs (section 1a))\n"
+                 "L3_MISS_RATIO: n/a (no MEM_LOAD_RETIRED.L2_MISS in this core's event configs (section 1a))\n"
+                 "LLC_MISS_RATIO: 0.25\nDTLB_WALKS_PKI: 10.00\n"
+                 "LOAD_MISS_LATENCY: n/a (no L1D_PEND_MISS.PENDING or MEM_LOAD_COMPLETED.L1_MISS_ANY in this core's "
+                 "event configs (section 1a))\n");
+    rig_down(&x);
+}
+
+/*
  * Per copy on Haswell: B = UOPS_RETIRED.STALL_CYCLES (C2/01 c1 inv) 6, recovery
  * 1, the CYCLE_ACTIVITY stand-ins (A3/06 memory 4, A3/0C L1D 3, A3/04 no execute
  * 5), IDQ 0-uop cycles 1.5, retired loads by source (D1H), LLC, walks.
