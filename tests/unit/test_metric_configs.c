@@ -5,10 +5,12 @@
  * exist, and every event it names is in those configs (or is a fixed
  * counter of the vendor, or an architectural event for `config builtin`).
  * A metric file other than arch_<vendor>.txt belongs to a microarchitecture
- * cpu_map.txt lists. The cpi and memory groups name the same metrics, in the
- * same order, in every file of a vendor (a metric the core lacks is `na`), so
- * `-metrics memory` prints the same lines on every core (README "Derived
- * metrics"); arch_intel.txt adds LLC_MPKI after them.
+ * cpu_map.txt lists. The cpi, memory, flops and codemon groups name the same
+ * metrics, in the same order, in every file of a vendor (a metric the core
+ * lacks is `na`), so `-metrics memory` prints the same lines on every core
+ * (README "Derived metrics"); arch_intel.txt adds LLC_MPKI to memory. topdown
+ * starts with the four level-1 nodes everywhere (level 2 is per
+ * microarchitecture, interleaved as TMA's tree).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -58,6 +60,12 @@ static const char *canonical(const char *file, enum cpu_vendor vendor, const cha
 {
     if (strcmp(group, "cpi") == 0)
         return "CPI NOMINAL_CPI TSC_PER_INST IPC EFFECTIVE_MHZ REF_PER_TSC";
+    if (strcmp(group, "flops") == 0)
+        return "FLOP FLOP_PER_CYCLE FP_PEAK_UTILIZATION";
+    if (strcmp(group, "codemon") == 0)
+        return "PROG_CPUI PROG_CPI PROG_UCPUI PROG_UCPI PROG_DELAY_RATIO FLUSH_RATIO L1D_FPU_RATIO EXE_RATIO "
+               "OTHER_BE_RATIO FE_RATIO PROG_ACCESS_DELAY_RATIO CM_L2_MISS_RATIO CM_L3_MISS_RATIO CACHE_DELAY_RATIO "
+               "MEM_DELAY_RATIO TLB_DELAY_RATIO FP_SPEED SYS_UTILIZE";
     if (vendor == VENDOR_AMD)
         return "L1D_MISS_RATIO L2_MISS_RATIO L3_MISS_RATIO DTLB_WALKS_PKI";
     if (strcmp(file, "arch_intel.txt") == 0)
@@ -67,7 +75,7 @@ static const char *canonical(const char *file, enum cpu_vendor vendor, const cha
 
 static void check_canonical(const char *file, const struct metric_file *f, enum cpu_vendor vendor)
 {
-    static const char *const SAME[] = { "cpi", "memory" };
+    static const char *const SAME[] = { "cpi", "memory", "flops", "codemon" };
     for (size_t s = 0; s < sizeof(SAME) / sizeof(SAME[0]); s++) {
         int g = metric_file_group(f, SAME[s]);
         if (g < 0)
@@ -80,6 +88,14 @@ static void check_canonical(const char *file, const struct metric_file *f, enum 
         if (!CHECK_EQ_STR(names, canonical(file, vendor, SAME[s])))
             nb_test_note("%s: group %s", file, SAME[s]);
     }
+    /* topdown: the level-1 nodes, in this order, with any level-2 children between them. */
+    static const char *const LEVEL1[] = { "TD_FRONTEND_BOUND", "TD_BAD_SPECULATION", "TD_RETIRING", "TD_BACKEND_BOUND" };
+    int g = metric_file_group(f, "topdown");
+    unsigned next = 0;
+    for (unsigned m = 0; g >= 0 && m < f->groups[g].n && next < 4; m++)
+        next += strcmp(f->metrics[f->groups[g].member[m]].name, LEVEL1[next]) == 0;
+    if (!CHECK_EQ_INT(next, 4))
+        nb_test_note("%s: group topdown lacks the level-1 nodes in order", file);
 }
 
 /* Checks one metric file; returns false when it could not be read. */
