@@ -9,9 +9,12 @@ metric with none is left out (or, where the table gives a reason, written as
 `na NAME: reason` so that it prints n/a with it). Every file has the five groups
 cpi, memory, topdown, flops and codemon: a group whose formulas do not fit a core
 is written with each metric `na` and the reason (the events it lacks, or that
-METRICS-FACTS gives no formula or mapping for the core), never a guess. So a
-file names only events its configs define (tests/unit/test_metric_configs.c
-checks it and the five groups). Events of an older core used for the Skylake
+METRICS-FACTS gives no formula or mapping for the core), never a guess. The
+memory group lists every metric of MEM_INTEL / MEM_AMD on every core (a formula
+or `na` with the events it lacks), so `-metrics memory` prints the same names on
+every CPU of a vendor, as cpi, flops and codemon do. So a file names only events
+its configs define (tests/unit/test_metric_configs.c checks it, the five groups
+and their member lists). Events of an older core used for the Skylake
 events METRICS-FACTS names (STAND_INS, FLOPS_INTEL's Lion Cove alternative) are
 marked "our mapping, not in METRICS-FACTS" in the generated file.
 
