@@ -76,8 +76,8 @@ bool counters_metrics_need_latencies(struct counter_env *env, const struct bench
 
 /*
  * The first of `names` (NULL-terminated, in order of preference) that the
- * configs of the CPU's metric file define (configs/metrics/*.txt `config`
- * lines: the events the metrics themselves read), copied to *out. False
+ * configs of the CPU's metric file define (the `config` lines of configs/metrics
+ * files: the events the metrics themselves read), copied to *out. False
  * without a usable PMU, a metric file, or any of the names; *why then says
  * which.
  */
