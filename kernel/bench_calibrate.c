@@ -168,19 +168,24 @@ static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM", "
  * configs lack these names is not checked, and says so. Intel P-cores
  * MEM_LOAD_RETIRED.* (D1H, Skylake and later) or MEM_LOAD_UOPS_RETIRED.*
  * (Sandy Bridge to Broadwell), DTLB_LOAD_MISSES.WALK_COMPLETED (§1a);
- * Gracemont MEM_LOAD_UOPS_RETIRED.* with DRAM_HIT for the DRAM level (§1b);
+ * Nehalem and Westmere MEM_LOAD_RETIRED.* (CBH: L1D_HIT, L2_HIT, the
+ * L3_UNSHARED_HIT a private chain's lines are, L3_MISS; their configs'
+ * names); Gracemont and the other Atoms MEM_LOAD_UOPS_RETIRED.* with
+ * DRAM_HIT for the DRAM level (§1b);
  * AMD demand L1D fills by source, 043H (§1c: 01H local L2, 02H L3 of the
  * CCX, 08H/48H DRAM), and for the walk L1 DTLB misses that missed the L2
  * DTLB, 045H (F0H all sizes; 10H the 4 KiB pages of our window). AMD has
  * no L1-hit event: its L1 level is not checked.
  */
-static const char *const CHECK_L1[] = { "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_UOPS_RETIRED.L1_HIT", NULL };
+static const char *const CHECK_L1[] = { "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_UOPS_RETIRED.L1_HIT",
+                                        "MEM_LOAD_RETIRED.L1D_HIT", NULL };
 static const char *const CHECK_L2[] = { "MEM_LOAD_RETIRED.L2_HIT", "MEM_LOAD_UOPS_RETIRED.L2_HIT",
                                         "LS_DMND_FILLS_FROM_SYS.LOCAL_L2",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2",
                                         "DATA_CACHE_REFILLS_FROM_SYSTEM.MABRESP_LCL_L2", NULL };
 static const char *const CHECK_L3[] = { "MEM_LOAD_RETIRED.L3_HIT", "MEM_LOAD_UOPS_RETIRED.L3_HIT",
-                                        "MEM_LOAD_UOPS_RETIRED.LLC_HIT", "LS_DMND_FILLS_FROM_SYS.LOCAL_CCX",
+                                        "MEM_LOAD_UOPS_RETIRED.LLC_HIT", "MEM_LOAD_RETIRED.L3_UNSHARED_HIT",
+                                        "LS_DMND_FILLS_FROM_SYS.LOCAL_CCX",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LOCAL_CCX",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.INT_CACHE",
                                         "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_CACHE", NULL };

@@ -1679,6 +1679,8 @@ NB_TEST(calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1)
                  "trusted\n"
                  "calibration: N1 (L2 - L1) n/a, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
                  "n/a cycles\n");
+    /* README's sample of the check is this output. */
+    CHECK_EQ_STR(readme_sample("<!-- sample: calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1 -->"), out);
     const struct machine_latencies *l = calibration_latencies();
     CHECK(l->distrusted[LAT_L2]);
     CHECK_EQ_STR(l->distrust_why[LAT_L2], "calibration: L2 not trusted: 60% of its loads hit L2 (under 90%)");
@@ -1726,5 +1728,23 @@ NB_TEST(calibrate_check_amd_fills_by_source)
     const struct machine_latencies *l = calibration_latencies();
     CHECK(!l->checked[LAT_L1]);
     CHECK(!l->distrusted[LAT_L1]);
+    calibration_down(&c);
+}
+
+/*
+ * A PMU that counts core cycles but no metric file on the medium (so no
+ * configs to take the events from): the latencies are kept, the check says
+ * why it was not done, and no level is distrusted.
+ */
+NB_TEST(calibrate_check_not_done_without_a_metric_file)
+{
+    struct calibration_rig c;
+    REQUIRE(rig_up(&c.x, false, CHECK_L2_FAILS_RATES, NB_ARRAY_SIZE(CHECK_L2_FAILS_RATES)));
+    const char *out = calibrate_on(&c);
+    CHECK(strstr(out, "TLB walk 8192 pages of 4 KiB on 131072 bytes\n"
+                      "calibration: check not done: no metric file for this CPU on the image\n"
+                      "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
+                      "30.00 cycles\n") != NULL);
+    CHECK(!calibration_latencies()->distrusted[LAT_L2]);
     calibration_down(&c);
 }
