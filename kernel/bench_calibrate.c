@@ -160,21 +160,121 @@ static const uint8_t CHASE[] = { 0x4D, 0x8B, 0x36 };
 
 static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM", "TLB walk" };
 
-/* The counter reads: RDTSC and the fixed counters; *cycles = the core-cycle read, or 0 (RDTSC). */
-static size_t calibration_reads(struct counter_env *env, struct counter_read *reads, size_t *cycles)
+/*
+ * The counter check (METRICS-FACTS.md §3c step 3): per level, the event that
+ * counts a chased load served where the footprint was meant to be, by name
+ * in order of preference. The encodings come from the CPU's own configs
+ * (counters_find_event: the configs its metric file names), so a core whose
+ * configs lack these names is not checked, and says so. Intel P-cores
+ * MEM_LOAD_RETIRED.* (D1H, Skylake and later) or MEM_LOAD_UOPS_RETIRED.*
+ * (Sandy Bridge to Broadwell), DTLB_LOAD_MISSES.WALK_COMPLETED (§1a);
+ * Nehalem and Westmere MEM_LOAD_RETIRED.* (CBH: L1D_HIT, L2_HIT, the
+ * L3_UNSHARED_HIT a private chain's lines are, L3_MISS; their configs'
+ * names); Gracemont and the other Atoms MEM_LOAD_UOPS_RETIRED.* with
+ * DRAM_HIT for the DRAM level (§1b);
+ * AMD demand L1D fills by source, 043H (§1c: 01H local L2, 02H L3 of the
+ * CCX, 08H/48H DRAM), and for the walk L1 DTLB misses that missed the L2
+ * DTLB, 045H (F0H all sizes; 10H the 4 KiB pages of our window). AMD has
+ * no L1-hit event: its L1 level is not checked.
+ */
+static const char *const CHECK_L1[] = { "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_UOPS_RETIRED.L1_HIT",
+                                        "MEM_LOAD_RETIRED.L1D_HIT", NULL };
+static const char *const CHECK_L2[] = { "MEM_LOAD_RETIRED.L2_HIT", "MEM_LOAD_UOPS_RETIRED.L2_HIT",
+                                        "LS_DMND_FILLS_FROM_SYS.LOCAL_L2",
+                                        "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2",
+                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.MABRESP_LCL_L2", NULL };
+static const char *const CHECK_L3[] = { "MEM_LOAD_RETIRED.L3_HIT", "MEM_LOAD_UOPS_RETIRED.L3_HIT",
+                                        "MEM_LOAD_UOPS_RETIRED.LLC_HIT", "MEM_LOAD_RETIRED.L3_UNSHARED_HIT",
+                                        "LS_DMND_FILLS_FROM_SYS.LOCAL_CCX",
+                                        "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LOCAL_CCX",
+                                        "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.INT_CACHE",
+                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_CACHE", NULL };
+static const char *const CHECK_DRAM[] = { "MEM_LOAD_UOPS_RETIRED.DRAM_HIT", "MEM_LOAD_RETIRED.L3_MISS",
+                                          "MEM_LOAD_UOPS_RETIRED.L3_MISS", "LS_DMND_FILLS_FROM_SYS.DRAM_IO_ALL",
+                                          "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_NEAR",
+                                          "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.MEM_IO_LCL",
+                                          "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_DRAM", NULL };
+static const char *const CHECK_WALK[] = { "DTLB_LOAD_MISSES.WALK_COMPLETED", "LS_L1_D_TLB_MISS.ALL_L2_MISS",
+                                          "L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS",
+                                          "LS_L1_D_TLB_MISS.TLB_RELOAD_4K_L2_MISS", NULL };
+static const char *const *const CHECK_EVENTS[LAT_LEVELS] = { CHECK_L1, CHECK_L2, CHECK_L3, CHECK_DRAM, CHECK_WALK };
+static const char *const CHECK_VERB[LAT_LEVELS] = { "hit L1", "hit L2", "hit L3", "went to DRAM", "walked" };
+
+/*
+ * A level is trusted when at least this percentage of its chased loads were
+ * served there. The time per load is then a mix, f x L(level) + (1 - f) x
+ * L(elsewhere): at f = 90% it is off by at most a tenth of the gap to the
+ * neighbouring level (about one cycle between an L1 and an L2), the size of
+ * the run-to-run noise, while a footprint that landed in another level (a
+ * wrong cache report, an exclusive or shared L3, a prefetcher) moves the
+ * fraction far lower. A retired-load event counts each load once, so a
+ * footprint where it belongs reads close to 100%.
+ */
+#define CALIBRATE_TRUST_PCT 90
+
+/*
+ * The counter reads: RDTSC, the fixed counters and, when `check` is given
+ * and can be programmed, that event last. *cycles = the core-cycle read or
+ * 0 (RDTSC); *event = the check event's read or 0.
+ */
+static size_t calibration_reads(struct counter_env *env, const struct pmu_event *check, struct counter_read *reads,
+                                size_t *cycles, size_t *event)
 {
-    *cycles = 0;
+    *cycles = *event = 0;
     reads[0] = (struct counter_read){ READ_TSC, 0, "RDTSC", 64, 0, 0 };
-    if (!env || !env->usable || !pmu_program_group(&env->session, env->events, NULL, true) ||
-        env->session.last.fixed_failed)
+    if (!env || !env->usable)
         return 1;
-    size_t n = pmu_group_reads(&env->session, env->events, NULL, true, reads);
+    struct pmu_group g;
+    const struct pmu_group *group = check && pmu_schedule(check, 1, pmu_sched_mask(&env->desc), &g) ? &g : NULL;
+    const struct pmu_event *events = group ? check : env->events;
+    if (!pmu_program_group(&env->session, events, group, true) || env->session.last.fixed_failed)
+        return group ? calibration_reads(env, NULL, reads, cycles, event) : 1;
+    size_t n = pmu_group_reads(&env->session, events, group, true, reads);
     for (size_t k = 1; k < n; k++) {
         /* Intel fixed counter 1 (CPU_CLK_UNHALTED.THREAD); AMD APERF (core clocks in C0). */
         if (nb_strcmp(reads[k].name, pmu_intel_fixed_names[1]) == 0 || nb_strcmp(reads[k].name, "APERF") == 0)
             *cycles = k;
     }
+    if (group && !env->session.last.skipped[0])
+        *event = n - 1;
     return n;
+}
+
+/* "calibration: check L1 100% of loads hit L1, ..." or why the check was not done. */
+static void report_check(const struct machine_latencies *l, const struct counter_env *counters,
+                         const char *const check_why[LAT_LEVELS], struct report *r)
+{
+    bool any = false;
+    const char *why = NULL;
+    for (int level = 0; level < LAT_LEVELS; level++) {
+        any |= l->checked[level];
+        if (!why && l->latency[level] && level != LAT_L1)
+            why = check_why[level];
+    }
+    if (!l->core_cycles) {
+        report_line(r, "calibration: check not done: %s (the load-hit and page-walk counters need one)",
+                    counters && counters->usable ? "the fixed counters could not be programmed" : "no usable PMU");
+        return;
+    }
+    if (!any) {
+        report_line(r, "calibration: check not done: %s", why ? why : "no level measured");
+        return;
+    }
+    char line[480];
+    size_t len = nb_snprintf(line, sizeof(line), "calibration: check");
+    for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
+        const char *sep = level ? "," : "";
+        if (!l->latency[level])
+            len += nb_snprintf(line + len, sizeof(line) - len, "%s %s n/a", sep, LEVEL_NAMES[level]);
+        else if (!l->checked[level])
+            len += nb_snprintf(line + len, sizeof(line) - len, "%s %s not checked (%s)", sep, LEVEL_NAMES[level],
+                               check_why[level] ? check_why[level] : "no event");
+        else
+            len += nb_snprintf(line + len, sizeof(line) - len, "%s %s %lld%% of loads %s%s", sep,
+                               LEVEL_NAMES[level], (long long)l->check_pct[level], CHECK_VERB[level],
+                               l->distrusted[level] ? " (not trusted)" : "");
+    }
+    report_line(r, "%s; a level under %d%% is not trusted", line, CALIBRATE_TRUST_PCT);
 }
 
 void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
@@ -186,8 +286,9 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
     const struct cpu_cache *l1 = find_cache(caches, "L1d");
     struct chain ch = { .stride = l1 && l1->line ? l1->line : CALIBRATE_LINE };
     struct counter_read reads[NB_MAX_COUNTERS];
-    size_t cycles;
-    size_t n_reads = calibration_reads(counters, reads, &cycles);
+    size_t cycles, event_at;
+    size_t n_reads = calibration_reads(counters, NULL, reads, &cycles, &event_at);
+    const char *check_why[LAT_LEVELS] = { 0 };
     l->measured = true;
     l->core_cycles = cycles != 0;
     l->cycle_counter = reads[cycles].name;
@@ -237,6 +338,26 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
             }
             ch.window = (uint64_t)(uintptr_t)w.base;
         }
+        /* The check event counts in the same runs as the cycles (METRICS-FACTS.md §3c step 3). */
+        struct pmu_event check;
+        bool have_check = false;
+        if (!l->core_cycles)
+            check_why[level] = "no core-cycle counter";
+        else if (counters->vendor == VENDOR_AMD && level == LAT_L1)
+            check_why[level] = "AMD has no L1-hit event";
+        else
+            have_check = counters_find_event(counters, CHECK_EVENTS[level], &check, &check_why[level], r);
+        n_reads = calibration_reads(counters, have_check ? &check : NULL, reads, &cycles, &event_at);
+        if (have_check && !event_at)
+            check_why[level] = "its event could not be programmed";
+        if (l->core_cycles && !cycles) {
+            /* The unit must not change between levels. */
+            tlb_window_unmap(&w, bench->p);
+            l->why[level] = "the fixed counters could not be programmed";
+            continue;
+        }
+        bench->n_reads = n_reads;
+        bench->n_fixed = event_at ? event_at : n_reads;
         struct bench_result result;
         char error[200];
         bench_benchmark_begin(bench);
@@ -253,6 +374,16 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
         l->latency[level] = result.values[cycles] > 0 ? result.values[cycles] : 0;
         if (!l->latency[level])
             l->why[level] = "measured no time";
+        if (event_at && l->latency[level]) {
+            /* Events per load in hundredths: the percentage of the loads. */
+            l->checked[level] = true;
+            l->check_pct[level] = result.values[event_at] > 0 ? result.values[event_at] : 0;
+            l->distrusted[level] = l->check_pct[level] < CALIBRATE_TRUST_PCT;
+            if (l->distrusted[level])
+                nb_snprintf(l->distrust_why[level], sizeof(l->distrust_why[level]),
+                            "calibration: %s not trusted: %lld%% of its loads %s (under %d%%)", LEVEL_NAMES[level],
+                            (long long)l->check_pct[level], CHECK_VERB[level], CALIBRATE_TRUST_PCT);
+        }
         /* DRAM in ns: RDTSC (reads[0]) per load over the TSC frequency (METRICS-FACTS §3c step 4). */
         if (level == LAT_DRAM && l->latency[level] && bench->tsc_hz && result.values[0] > 0)
             l->dram_ns = (int64_t)(((uint64_t)result.values[0] * 1000000000ull + bench->tsc_hz / 2) /
@@ -278,7 +409,7 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
     }
     report_line(r, "%s (%s per dependent load: %s)", line,
                 l->core_cycles ? "core cycles" : "TSC ticks",
-                l->core_cycles ? reads[cycles].name : "no usable PMU");
+                l->core_cycles ? l->cycle_counter : "no usable PMU");
     len = nb_snprintf(line, sizeof(line), "calibration: footprints");
     for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
         if (l->latency[level] && level == LAT_WALK)
@@ -293,6 +424,7 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
                                LEVEL_NAMES[level], l->why[level] ? l->why[level] : "not measured");
     }
     report_line(r, "%s", line);
+    report_check(l, counters, check_why, r);
     /* The model's penalties relative to an L1 hit (METRICS-FACTS §3c step 3). */
     static const char *const N_NAMES[LAT_LEVELS] = { NULL, "N1 (L2 - L1)", "N2 (L3 - L1)", "N3 (DRAM - L1)",
                                                      "N4 (TLB walk - L2)" };

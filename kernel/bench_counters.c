@@ -467,6 +467,30 @@ bool counters_metrics_need_latencies(struct counter_env *env, const struct bench
            metrics_need_latencies(env->plan);
 }
 
+bool counters_find_event(struct counter_env *env, const char *const *names, struct pmu_event *out,
+                         const char **why, struct report *r)
+{
+    *why = "no usable PMU";
+    if (!env || !env->usable)
+        return false;
+    if (!load_metrics(env, r)) {
+        *why = "no metric file for this CPU on the image";
+        return false;
+    }
+    for (const char *const *name = names; *name; name++) {
+        for (unsigned c = 0; c < env->metrics->n_configs; c++) {
+            for (size_t i = 0; env->metric_config_events[c] && i < env->metric_config_n[c]; i++) {
+                if (nb_strcmp(env->metric_config_events[c][i].name, *name) == 0) {
+                    *out = env->metric_config_events[c][i];
+                    return true;
+                }
+            }
+        }
+    }
+    *why = "none of its events in this CPU's configs";
+    return false;
+}
+
 /* "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format). */
 static void print_value(struct report *r, const char *name, int64_t value, int64_t lo, int64_t hi,
                         const struct bench_options *o)

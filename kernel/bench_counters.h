@@ -74,6 +74,16 @@ bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t ca
  */
 bool counters_metrics_need_latencies(struct counter_env *env, const struct bench_options *o, struct report *r);
 
+/*
+ * The first of `names` (NULL-terminated, in order of preference) that the
+ * configs of the CPU's metric file define (the `config` lines of configs/metrics
+ * files: the events the metrics themselves read), copied to *out. False
+ * without a usable PMU, a metric file, or any of the names; *why then says
+ * which.
+ */
+bool counters_find_event(struct counter_env *env, const char *const *names, struct pmu_event *out,
+                         const char **why, struct report *r);
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r);

@@ -168,6 +168,10 @@ static struct metric_value latency_penalty(const struct metric_plan *plan, const
     if (!l->core_cycles)
         return (struct metric_value){ false, 0, "memory latencies were measured in TSC ticks, not core cycles" };
     enum latency_level level = LEVEL[constant - METRIC_CONST_N1];
+    /* The counter check found the footprint elsewhere than intended (3c step 3): no number rather than a wrong one. */
+    const char *distrust = machine_latency_distrust(l, level);
+    if (distrust)
+        return (struct metric_value){ false, 0, distrust };
     int64_t penalty;
     if (!machine_latency_penalty(l, level, &penalty))
         return (struct metric_value){ false, 0, level == LAT_WALK && l->why[LAT_WALK]

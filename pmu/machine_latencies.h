@@ -29,19 +29,43 @@ struct machine_latencies {
      * each run's effective frequency (METRICS-FACTS.md §3c step 4).
      */
     int64_t dram_ns;
+    /*
+     * The counter check of each level (METRICS-FACTS.md §3c step 3): the
+     * percentage of the chased loads that the level's event counted
+     * (`checked`), and whether the level fell under the threshold: its
+     * latency is still printed, but no penalty built on it is given to the
+     * metrics; `distrust_why` names the level and the fraction.
+     */
+    bool checked[LAT_LEVELS];
+    int64_t check_pct[LAT_LEVELS];
+    bool distrusted[LAT_LEVELS];
+    char distrust_why[LAT_LEVELS][96];
 };
+
+/* Why the penalty of `level` (N1..N4) must not be used: its level or its base was distrusted; NULL if neither. */
+static inline const char *machine_latency_distrust(const struct machine_latencies *l, enum latency_level level)
+{
+    enum latency_level base = level == LAT_WALK ? LAT_L2 : LAT_L1;
+    if (!l)
+        return NULL;
+    if (l->distrusted[level])
+        return l->distrust_why[level];
+    if (l->distrusted[base])
+        return l->distrust_why[base];
+    return NULL;
+}
 
 /*
  * The penalty of `level` relative to an L1 hit (N1..N3), or of a TLB walk
  * relative to an L2 hit (N4: the walk level's data sits in the L2), in
- * hundredths; false when either level is missing. It may be negative on a noisy machine
+ * hundredths; false when either level is missing or distrusted. It may be negative on a noisy machine
  * (or under an emulator); the caller decides what that means.
  */
 static inline bool machine_latency_penalty(const struct machine_latencies *l, enum latency_level level,
                                            int64_t *out)
 {
     enum latency_level base = level == LAT_WALK ? LAT_L2 : LAT_L1;
-    if (!l || !l->measured || !l->latency[base] || !l->latency[level])
+    if (!l || !l->measured || !l->latency[base] || !l->latency[level] || machine_latency_distrust(l, level))
         return false;
     *out = l->latency[level] - l->latency[base];
     return true;

@@ -84,6 +84,34 @@ NB_TEST(metrics_latency_penalties_from_calibration)
 }
 
 /*
+ * A level the counter check distrusted (METRICS-FACTS.md 3c step 3): the
+ * penalties built on it are n/a with the calibration's reason, the others
+ * keep their values (a reason is printed once, with the first metric that
+ * has it). L2 distrusted: N1 (L2 - L1) and N4 (walk - L2); L1 distrusted:
+ * N1..N3, but not N4 (walk over L2).
+ */
+NB_TEST(metrics_latency_penalties_skip_a_distrusted_level)
+{
+    struct host_platform h;
+    struct machine_latencies l = { .measured = true, .core_cycles = true,
+                                   .latency = { 400, 1400, 4400, 20400, 4400 } };
+    l.distrusted[LAT_L2] = true;
+    strcpy(l.distrust_why[LAT_L2], "calibration: L2 not trusted: 60% of its loads hit L2 (under 90%)");
+    CHECK_EQ_STR(report_latencies(&h, &l),
+                 "N_L2: n/a (calibration: L2 not trusted: 60% of its loads hit L2 (under 90%))\n"
+                 "N_L3: 40.00\nN_DRAM: 200.00\n"
+                 "N_TLB: n/a\nMODEL: n/a\n");
+    host_platform_free(&h);
+    l.distrusted[LAT_L2] = false;
+    l.distrusted[LAT_L1] = true;
+    strcpy(l.distrust_why[LAT_L1], "calibration: L1 not trusted: 80% of its loads hit L1 (under 90%)");
+    CHECK_EQ_STR(report_latencies(&h, &l),
+                 "N_L2: n/a (calibration: L1 not trusted: 80% of its loads hit L1 (under 90%))\n"
+                 "N_L3: n/a\nN_DRAM: n/a\nN_TLB: 30.00\nMODEL: n/a\n");
+    host_platform_free(&h);
+}
+
+/*
  * DRAM latency is fixed in ns (METRICS-FACTS.md 3c step 4): 50.00 ns at this
  * run's effective frequency, TSC 2 GHz x CPU_CLK_UNHALTED.THREAD 300 /
  * REF_TSC 200 = 3 GHz, is 150 cycles, so N3 = 150 - L1 4 = 146 (not the

@@ -20,6 +20,7 @@
 #include "pmu_msrs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Events per copy of the main code, in hundredths (300 prints "3.00"). */
@@ -48,7 +49,25 @@ static struct fake_hw {
     uint64_t metrics;
     const struct bench_context *bench;
     uint64_t topdown_reset_seen;  /* bench->topdown_global_ctrl during the runs */
+    /* Core cycles per copy by the R14 area's size (the calibration's footprints), when bench is set. */
+    const struct area_cycles *area_cycles;
+    size_t n_area_cycles;
 } hw;
+
+struct area_cycles {
+    uint64_t r14_bytes;
+    int64_t centi;
+};
+
+/* The core cycles per copy for this run: by the R14 area's size when scripted, else `centi`. */
+static int64_t cycles_now(int64_t centi)
+{
+    for (size_t i = 0; hw.bench && i < hw.n_area_cycles; i++) {
+        if (hw.bench->area_size[AREA_R14] == hw.area_cycles[i].r14_bytes)
+            return hw.area_cycles[i].centi;
+    }
+    return centi;
+}
 
 /* The reads themselves add the same few events to every run: they cancel out. */
 #define READ_OVERHEAD 17
@@ -139,7 +158,7 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
             n = count(hw.tsc_centi, copies);
         } else if (r->kind == READ_MSR) {
             m1 = 5000;
-            n = count(r->ecx == MSR_IA32_MPERF ? hw.mperf_centi : hw.aperf_centi, copies);
+            n = count(r->ecx == MSR_IA32_MPERF ? hw.mperf_centi : cycles_now(hw.aperf_centi), copies);
         } else if (r->ecx == RDPMC_METRICS) {
             /*
              * IA32_PERF_METRICS: the generated code zeroed it with FIXED_CTR3
@@ -156,7 +175,9 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
         } else if (r->ecx & RDPMC_FIXED) {
             unsigned i = r->ecx & 0xFF;
             m1 = i == 3 ? 0 : 1000; /* fixed counter 3 was zeroed before m1 */
-            n = fixed_counting(i) ? count(i == 3 ? hw.fixed3_centi : hw.fixed_centi[i], copies) : 0;
+            n = fixed_counting(i) ? count(i == 3 ? hw.fixed3_centi : i == 1 ? cycles_now(hw.fixed_centi[1])
+                                                                           : hw.fixed_centi[i], copies)
+                                  : 0;
         } else {
             uint16_t event;
             uint8_t umask, cmask;
@@ -1578,4 +1599,198 @@ NB_TEST(results_metrics_codemon_haswell_stand_ins)
                  "codemon: stalls are 60% of cycles; of them execution 67%, the front end 25%, pipeline flushes "
                  "17% (parts overlap)\n");
     rig_down(&x);
+}
+
+/*
+ * -calibrate's counter check (METRICS-FACTS.md 3c step 3) on the fake
+ * machine. The cache report: L1d 32 KiB, L2 384 KiB, L3 2 MiB, so the
+ * footprints are 16 KiB, 192 KiB, 1 MiB and 16 MiB (8 x L3), and the walk
+ * has 8192 pages with a 16-byte node each (128 KiB, 24 bytes a page rounded
+ * down). The fake hardware takes core cycles per load by footprint: L1 4,
+ * L2 14, L3 44, DRAM 204, walk 44, so N1 = 10, N2 = 40, N3 = 200, N4 = 30.
+ * The walk's window hooks a free entry of a fake PML4 (kernel/tlb_window.h).
+ */
+static const struct area_cycles CALIBRATION_CYCLES[] = {
+    { 16384, 400 }, { 196608, 1400 }, { 1048576, 4400 }, { 16777216, 20400 }, { 131072, 4400 },
+};
+
+struct calibration_rig {
+    struct rig x;
+    uint64_t *pml4;
+};
+
+static void calibration_caches(struct cpu_cache_info *ci)
+{
+    static const struct { const char *name; unsigned level; uint64_t size; } C[] = {
+        { "L1d", 1, 32768 }, { "L2", 2, 393216 }, { "L3", 3, 2097152 },
+    };
+    memset(ci, 0, sizeof(*ci));
+    for (size_t i = 0; i < NB_ARRAY_SIZE(C); i++) {
+        struct cpu_cache *c = &ci->caches[ci->n_caches++];
+        snprintf(c->name, sizeof(c->name), "%s", C[i].name);
+        c->level = C[i].level;
+        c->size = C[i].size;
+        c->line = 64;
+    }
+}
+
+/* Runs the calibration on the rig (paging and per-footprint cycles set up); returns what it printed. */
+static const char *calibrate_on(struct calibration_rig *c)
+{
+    struct rig *x = &c->x;
+    c->pml4 = aligned_alloc(4096, 4096);
+    memset(c->pml4, 0, 4096);
+    c->pml4[0] = 0x1003; /* the identity map; the window takes 255 */
+    host_paging_enable(&x->h, 0x80010001ull, (uint64_t)(uintptr_t)c->pml4);
+    host_control_regs_enable(&x->h, 0, 0);
+    hw.bench = &x->bench;
+    hw.area_cycles = CALIBRATION_CYCLES;
+    hw.n_area_cycles = NB_ARRAY_SIZE(CALIBRATION_CYCLES);
+    struct cpu_cache_info ci;
+    calibration_caches(&ci);
+    host_text_reset(&x->h);
+    x->r.serial_seq = 0;
+    bench_calibrate(&x->bench, &x->env, &ci, 1u << 20, &x->r);
+    hw.area_cycles = NULL;
+    hw.n_area_cycles = 0;
+    CHECK_EQ_U64(c->pml4[255], 0); /* unhooked again */
+    return host_text(&x->h);
+}
+
+static void calibration_down(struct calibration_rig *c)
+{
+    struct machine_latencies none = { 0 };
+    calibration_set(&none);
+    rig_down(&c->x);
+    free(c->pml4);
+}
+
+/* Per load of the chase: MEM_LOAD_RETIRED.L1_HIT, L2_HIT, L3_HIT, L3_MISS, DTLB_LOAD_MISSES.WALK_COMPLETED. */
+static const struct rate CHECK_PASS_RATES[] = {
+    { 0xD1, 0x01, 100 }, { 0xD1, 0x02, 99 }, { 0xD1, 0x04, 97 }, { 0xD1, 0x20, 100 }, { 0x08, 0x0E, 100 },
+};
+
+/*
+ * Every level passes: each level's event counts in the same runs as its
+ * cycles (scripted per event, so it is what the run printed), and each is
+ * at least 90%; N1..N4 are all given.
+ */
+NB_TEST(calibrate_check_every_level_passes_on_skylake_x)
+{
+    struct calibration_rig c;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&c.x, false, CHECK_PASS_RATES, NB_ARRAY_SIZE(CHECK_PASS_RATES)));
+    const char *out = calibrate_on(&c);
+    CHECK_EQ_STR(out,
+                 "calibration: L1 4.00 cycles, L2 14.00 cycles, L3 44.00 cycles, DRAM 204.00 cycles, TLB walk 44.00 "
+                 "cycles (core cycles per dependent load: Core cycles)\n"
+                 "calibration: footprints L1 16384 bytes, L2 196608 bytes, L3 1048576 bytes, DRAM 16777216 bytes, "
+                 "TLB walk 8192 pages of 4 KiB on 131072 bytes\n"
+                 "calibration: check L1 100% of loads hit L1, L2 99% of loads hit L2, L3 97% of loads hit L3, DRAM "
+                 "100% of loads went to DRAM, TLB walk 100% of loads walked; a level under 90% is not trusted\n"
+                 "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
+                 "30.00 cycles\n");
+    const struct machine_latencies *l = calibration_latencies();
+    for (int i = 0; i < LAT_LEVELS; i++) {
+        CHECK(l->checked[i]);
+        CHECK(!l->distrusted[i]);
+    }
+    calibration_down(&c);
+}
+
+/* The L2 footprint mostly hits the L1 (a cache report that overstates the L2): 60% L2 hits. */
+static const struct rate CHECK_L2_FAILS_RATES[] = {
+    { 0xD1, 0x01, 100 }, { 0xD1, 0x02, 60 }, { 0xD1, 0x04, 97 }, { 0xD1, 0x20, 100 }, { 0x08, 0x0E, 100 },
+};
+
+/*
+ * One level fails: its latency stays in the printout, the check line marks
+ * it, N1 (L2 - L1) and N4 (walk - L2) are n/a, and codemon's delay ratios
+ * that need them say why (the CODEMON_RATES counts of
+ * results_metrics_codemon_latency_model_words, where they were numbers).
+ */
+NB_TEST(calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1)
+{
+    struct calibration_rig c;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&c.x, false, CHECK_L2_FAILS_RATES, NB_ARRAY_SIZE(CHECK_L2_FAILS_RATES)));
+    const char *out = calibrate_on(&c);
+    CHECK_EQ_STR(out,
+                 "calibration: L1 4.00 cycles, L2 14.00 cycles, L3 44.00 cycles, DRAM 204.00 cycles, TLB walk 44.00 "
+                 "cycles (core cycles per dependent load: Core cycles)\n"
+                 "calibration: footprints L1 16384 bytes, L2 196608 bytes, L3 1048576 bytes, DRAM 16777216 bytes, "
+                 "TLB walk 8192 pages of 4 KiB on 131072 bytes\n"
+                 "calibration: check L1 100% of loads hit L1, L2 60% of loads hit L2 (not trusted), L3 97% of loads "
+                 "hit L3, DRAM 100% of loads went to DRAM, TLB walk 100% of loads walked; a level under 90% is not "
+                 "trusted\n"
+                 "calibration: N1 (L2 - L1) n/a, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
+                 "n/a cycles\n");
+    /* README's sample of the check is this output. */
+    CHECK_EQ_STR(readme_sample("<!-- sample: calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1 -->"), out);
+    const struct machine_latencies *l = calibration_latencies();
+    CHECK(l->distrusted[LAT_L2]);
+    CHECK_EQ_STR(l->distrust_why[LAT_L2], "calibration: L2 not trusted: 60% of its loads hit L2 (under 90%)");
+    hw.rates = CODEMON_RATES;
+    hw.n_rates = NB_ARRAY_SIZE(CODEMON_RATES);
+    hw.bench = NULL;
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    c.x.o.metrics = "codemon";
+    const char *report = measure(&c.x, "C0.00 INST\n");
+    CHECK(strstr(report, "CM_L3_MISS_RATIO: 0.40\n"
+                         "CACHE_DELAY_RATIO: n/a (calibration: L2 not trusted: 60% of its loads hit L2 (under 90%))\n"
+                         "MEM_DELAY_RATIO: n/a\nTLB_DELAY_RATIO: n/a\n") != NULL);
+    calibration_down(&c);
+}
+
+/* Zen 4, per load: demand L1D fills from the local L2 (043/01), the CCX's L3 (043/02), near DRAM (043/08); 4 KiB walks (045/10). */
+static const struct rate CHECK_ZEN4_RATES[] = {
+    { 0x043, 0x01, 98 }, { 0x043, 0x02, 95 }, { 0x043, 0x08, 100 }, { 0x045, 0x10, 100 },
+};
+
+/*
+ * AMD (METRICS-FACTS.md 1c): the levels are checked with the demand fills
+ * by source and the L2 DTLB misses of 4 KiB pages, named by the Zen 4
+ * configs; there is no L1-hit event, so the L1 level is not checked (and
+ * stays trusted). Core cycles are APERF.
+ */
+NB_TEST(calibrate_check_amd_fills_by_source)
+{
+    struct calibration_rig c;
+    machine_tweak = zen4_medium;
+    REQUIRE(rig_up(&c.x, true, CHECK_ZEN4_RATES, NB_ARRAY_SIZE(CHECK_ZEN4_RATES)));
+    const char *out = calibrate_on(&c);
+    CHECK_EQ_STR(out,
+                 "calibration: L1 4.00 cycles, L2 14.00 cycles, L3 44.00 cycles, DRAM 204.00 cycles, TLB walk 44.00 "
+                 "cycles (core cycles per dependent load: APERF)\n"
+                 "calibration: footprints L1 16384 bytes, L2 196608 bytes, L3 1048576 bytes, DRAM 16777216 bytes, "
+                 "TLB walk 8192 pages of 4 KiB on 131072 bytes\n"
+                 "calibration: check L1 not checked (AMD has no L1-hit event), L2 98% of loads hit L2, L3 95% of "
+                 "loads hit L3, DRAM 100% of loads went to DRAM, TLB walk 100% of loads walked; a level under 90% is "
+                 "not trusted\n"
+                 "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
+                 "30.00 cycles\n");
+    const struct machine_latencies *l = calibration_latencies();
+    CHECK(!l->checked[LAT_L1]);
+    CHECK(!l->distrusted[LAT_L1]);
+    calibration_down(&c);
+}
+
+/*
+ * A PMU that counts core cycles but no metric file on the medium (so no
+ * configs to take the events from): the latencies are kept, the check says
+ * why it was not done, and no level is distrusted.
+ */
+NB_TEST(calibrate_check_not_done_without_a_metric_file)
+{
+    struct calibration_rig c;
+    REQUIRE(rig_up(&c.x, false, CHECK_L2_FAILS_RATES, NB_ARRAY_SIZE(CHECK_L2_FAILS_RATES)));
+    const char *out = calibrate_on(&c);
+    CHECK(strstr(out, "TLB walk 8192 pages of 4 KiB on 131072 bytes\n"
+                      "calibration: check not done: no metric file for this CPU on the image\n"
+                      "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
+                      "30.00 cycles\n") != NULL);
+    CHECK(!calibration_latencies()->distrusted[LAT_L2]);
+    calibration_down(&c);
 }
