@@ -522,10 +522,14 @@ static int write_env(struct compile *c)
     env_line(f, "NB_ICOUNT", icount);
     env_line(f, "NB_FINISH", finish_action_name(c->finish));
     fprintf(f, "NB_BENCHMARKS=%zu\n", c->n);
-    /* Metric files go on the image only when a benchmark asks (the configs they name are 1 MB). */
+    /*
+     * Metric files go on the image only when a benchmark asks (the configs
+     * they name are 1 MB): for -metrics, and for -calibrate, whose level
+     * check takes its load-hit and walk events from them.
+     */
     bool metrics = false;
     for (size_t i = 0; i < c->n; i++)
-        metrics |= c->benches[i].o.metrics != NULL;
+        metrics |= c->benches[i].o.metrics != NULL || c->benches[i].o.calibrate;
     fprintf(f, "NB_METRICS=%d\n", metrics);
     /*
      * QEMU gets enough processors for the highest -cpu (one boots 0.3 s

@@ -456,6 +456,14 @@ test_image_layout() {
     for f in ::/EFI/BOOT/BOOTX64.EFI ::/nanobench/suite.nb ::/nanobench/code/code.bin; do
         grep -qxF "$f" <<<"$listing" || { echo "missing $f in image: $listing"; return 1; }
     done
+    # The metric files (and the configs they name) go on the image for -metrics
+    # and for -calibrate, whose level check reads its events from them.
+    grep -q '^::/nanobench/configs/metrics/' <<<"$listing" && { echo "metric files without -metrics or -calibrate"; return 1; }
+    $NB -asm nop -calibrate -image "$TMP/cal.img" 2>/dev/null || return 1
+    listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/cal.img@@1M" ::) || return 1
+    for f in ::/nanobench/configs/metrics/Skylake.txt ::/nanobench/configs/cfg_Skylake_all_core.txt; do
+        grep -qxF "$f" <<<"$listing" || { echo "-calibrate: missing $f in image"; return 1; }
+    done
 }
 
 # Counters under TCG: -config is accepted, the image says in one line why no
