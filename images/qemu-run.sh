@@ -12,6 +12,9 @@
 #   --idle S      stop QEMU when the serial port has been silent for S seconds
 #                 (default 120; tools/nanobench derives it from the suite's
 #                 -timeout values, see docs/qemu.md)
+#   --secure-boot Debian's Secure Boot OVMF (OVMF_CODE_4M.secboot.fd, SMM) with
+#                 the snakeoil keys enrolled (OVMF_VARS_4M.snakeoil.fd): only an
+#                 image signed by the snakeoil key boots (docs/secure-boot.md)
 #
 # Environment:
 #   QEMU_TIMEOUT  overall upper bound in seconds (default 1800); exit status 124
@@ -31,7 +34,8 @@
 # read-write, so results files written by the guest land in IMG (see
 # images/extract.sh).
 # Exits 0 when QEMU exits by itself (guest power-off, or reset without
-# --reboot-ok); 124 when the silence or the overall limit stopped it.
+# --reboot-ok); 124 when the silence or the overall limit stopped it; 3 when
+# the firmware refused to start the image (Secure Boot: "Access Denied").
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,7 +45,7 @@ die() {
     exit 2
 }
 
-usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S]"
+usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S] [--secure-boot]"
 [[ $# -ge 2 ]] || die "$usage"
 img=$1
 log=$2
@@ -50,12 +54,14 @@ icount=
 smp=1
 reboot=-no-reboot
 idle_s=120
+secure_boot=
 while [[ $# -gt 0 ]]; do
     case $1 in
     --icount) [[ $# -ge 2 ]] || die "$usage"; icount=$2; shift 2 ;;
     --smp) [[ $# -ge 2 ]] || die "$usage"; smp=$2; shift 2 ;;
     --idle) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$usage"; idle_s=$2; shift 2 ;;
     --reboot-ok) reboot=; shift ;;
+    --secure-boot) secure_boot=1; shift ;;
     *) die "$usage" ;;
     esac
 done
@@ -63,6 +69,16 @@ done
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+machine=q35
+secure_args=()
+if [[ -n $secure_boot ]]; then
+    # The Secure Boot build keeps its variables in SMM: QEMU must emulate SMM
+    # and mark the flash as secure, or OVMF stops early.
+    code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
+    vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd}
+    machine=q35,smm=on
+    secure_args=(-global driver=cfi.pflash01,property=secure,value=on)
+fi
 timeout_s=${QEMU_TIMEOUT:-1800}
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "QEMU_TIMEOUT=$timeout_s: not a number of seconds"
 [[ -f $img ]] || die "$img: no such image"
@@ -113,7 +129,7 @@ run_qemu() {
     # -nodefaults: no VGA, NIC or default serial; OVMF needs only its flash, a
     # disk and COM1 (its console goes there as well, see boot/efi_console.c).
     # shellcheck disable=SC2086 # $reboot and $QEMU_EXTRA are word lists
-    "$qemu" -machine q35 -m 512 -smp "$smp" "${accel_args[@]}" \
+    "$qemu" -machine "$machine" -m 512 -smp "$smp" "${accel_args[@]}" "${secure_args[@]}" \
         -nodefaults -no-user-config -display none -nic none \
         -drive if=pflash,format=raw,unit=0,readonly=on,file="$code" \
         -drive if=pflash,format=raw,unit=1,file="$tmp/vars.fd" \
@@ -128,11 +144,17 @@ run_qemu() {
     return $rc
 }
 
-# watch_qemu ACCEL: waits for QEMU ($qemu_pid) while watching three things
-# ten times a second: a KVM failure on its stderr, the serial log's growth
+# OVMF's boot manager on a Secure Boot machine whose db does not trust the
+# image: "BdsDxe: failed to load Boot0001 ... : Access Denied". It then tries
+# the other boot options and waits at its menu for a key forever.
+REFUSED='BdsDxe: failed to (load|start) .*: (Access Denied|Security Violation)'
+
+# watch_qemu ACCEL: waits for QEMU ($qemu_pid) while watching four things
+# ten times a second: a KVM failure on its stderr, the firmware refusing the
+# image (until the image's banner shows it started), the serial log's growth
 # (progress), and the overall limit.
 watch_qemu() {
-    local start=$EPOCHSECONDS last_change=$EPOCHSECONDS sizes last_sizes= err_seen=0
+    local start=$EPOCHSECONDS last_change=$EPOCHSECONDS sizes last_sizes= started=
     while kill -0 "$qemu_pid" 2>/dev/null; do
         sleep 0.1
         sizes=$(stat -c %s "$log" "$tmp/stderr" 2>/dev/null | tr '\n' ' ')
@@ -142,6 +164,15 @@ watch_qemu() {
             if [[ $1 == kvm && ${sizes#* } != "0 " ]] && grep -Eq "$KVM_FAILURE" "$tmp/stderr"; then
                 stop_qemu
                 return 200
+            fi
+            if [[ -z $started ]]; then
+                if grep -q 'nanoBench-EFI [0-9]' "$log"; then
+                    started=1
+                elif grep -Eq "$REFUSED" "$log"; then
+                    stop_qemu
+                    echo "qemu-run: the firmware refused the image: $(grep -Eo "$REFUSED" "$log" | head -n 1 | tr -d '\r')" >&2
+                    return 3
+                fi
             fi
         fi
         if ((EPOCHSECONDS - last_change >= idle_s)); then
@@ -196,7 +227,7 @@ echo "$accel" >"$tmp/accel"
 [[ -n ${QEMU_ACCEL_FILE:-} ]] && cp "$tmp/accel" "$QEMU_ACCEL_FILE"
 
 case $rc in
-0 | 124) ;;
+0 | 3 | 124) ;;
 *) echo "qemu-run: QEMU failed with status $rc" >&2 ;;
 esac
 exit $rc

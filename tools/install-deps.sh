@@ -17,6 +17,7 @@ PACKAGES=(
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
     sbsigntool openssl              # -sign_key/-sign_cert and -secure_boot (sbsign; the snakeoil key is encrypted)
+    lava-dispatcher                 # lava-run: the tests run the -lava_job jobs on a QEMU device
     "$@"
 )
 
