@@ -170,17 +170,19 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
                     "pmu: chosen by cpu_map.txt: %s family 0x%x model 0x%x%s", vendor, m->family,
                     m->model, c.ecore ? ", E-core" : "");
         break;
-    case CONFIG_MATCH_CLOSEST:
-        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+    case CONFIG_MATCH_UNKNOWN_MODEL:
+        /* Never a neighbour's table (pmu_config_map.h): the architectural events only. */
         nb_snprintf(env->config_why, sizeof(env->config_why),
-                    "warning: pmu: family 0x%x model 0x%x is not in cpu_map.txt; using the table "
-                    "of the closest listed model, 0x%x%s: events may be missing or count "
-                    "differently", m->family, m->model, c.model, c.ecore ? " (E-core)" : "");
+                    "warning: pmu: %s family 0x%x model 0x%x is not in cpu_map.txt: measuring the "
+                    "architectural events only (CPUID.0AH); pass this processor's events with "
+                    "-config FILE", vendor, m->family, m->model);
         break;
     case CONFIG_MATCH_NONE:
         nb_snprintf(env->config_why, sizeof(env->config_why),
                     "warning: pmu: no config for %s family 0x%x model 0x%x in cpu_map.txt "
-                    "(no model of that family is listed)", vendor, m->family, m->model);
+                    "(no model of that family is listed): measuring the architectural events "
+                    "only (CPUID.0AH); pass this processor's events with -config FILE", vendor,
+                    m->family, m->model);
         break;
     }
     p->free_file(p->ctx, data, size);

@@ -34,7 +34,7 @@ struct counter_env {
     struct pmu_desc desc;
     struct pmu_session session;
     char default_config[96];    /* path on the image, "" for the built-in events */
-    char config_why[192];       /* the report line saying which map line chose it */
+    char config_why[256];       /* the report line saying which map line chose it */
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */

@@ -222,16 +222,16 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
     enum config_match match = map ? pmu_config_map_choose(map, map_len, d->vendor, d->family,
                                                           d->model, d->core_type, &choice)
                                   : CONFIG_MATCH_NONE;
-    if (match != CONFIG_MATCH_NONE) {
+    if (match == CONFIG_MATCH_EXACT) {
         snprintf(dc->rel, sizeof(dc->rel), "%s", choice.path);
         dc->name = host_path_join(root, choice.path);
         dc->text = host_read_file(dc->name, &dc->len);
     }
     /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
-    if (match == CONFIG_MATCH_CLOSEST)
-        fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
-                "using the table of the closest listed model, 0x%x\n", d->family, d->model,
-                choice.model);
+    if (match == CONFIG_MATCH_UNKNOWN_MODEL)
+        fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt: "
+                "measuring the architectural events only (CPUID.0AH); pass this processor's "
+                "events with -config FILE\n", d->family, d->model);
     free(map);
     free(map_path);
     if (!dc->text) {

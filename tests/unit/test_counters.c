@@ -63,18 +63,20 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
     host_platform_free(&h);
 }
 
-NB_TEST(counters_init_unknown_model_takes_the_closest_known_with_a_warning)
+NB_TEST(counters_init_unknown_model_gets_the_architectural_events_and_one_line)
 {
     struct host_platform h;
     skylake(&h, 0);
-    host_cpuid_set(&h, 1, 0, 0x000A0671, 0, 0, 1u << 4); /* family 6 model 0xA7: not in the map */
+    host_cpuid_set(&h, 1, 0, 0x000C06C1, 0, 0, 1u << 4); /* family 6 model 0xCC: not in the map */
     struct report r;
     struct counter_env env;
     bring_up(&h, &r, &env);
     CHECK(strstr(host_text(&h),
-                 "pmu: default config configs/cfg_Skylake_common.txt\n"
-                 "warning: pmu: family 0x6 model 0xa7 is not in cpu_map.txt; using the table of "
-                 "the closest listed model, 0x55: events may be missing or count differently\n"));
+                 "pmu: default config built-in architectural events\n"
+                 "warning: pmu: intel family 0x6 model 0xcc is not in cpu_map.txt: measuring the "
+                 "architectural events only (CPUID.0AH); pass this processor's events with "
+                 "-config FILE\n"));
+    CHECK_EQ_STR(env.default_config, "");
     counters_finish(&env);
     host_platform_free(&h);
 }
@@ -102,7 +104,9 @@ NB_TEST(counters_init_unknown_family_uses_architectural_events)
     bring_up(&h, &r, &env);
     CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"
                                 "warning: pmu: no config for intel family 0x1a model 0x0 in "
-                                "cpu_map.txt (no model of that family is listed)\n"));
+                                "cpu_map.txt (no model of that family is listed): measuring the "
+                                "architectural events only (CPUID.0AH); pass this processor's "
+                                "events with -config FILE\n"));
     counters_finish(&env);
     host_platform_free(&h);
 }

@@ -357,8 +357,8 @@ static int write_cpu_map(const char *dir)
             "# models 00-2F, 40-4F, 60-7F. Listed here are the shipping models inside the\n"
             "# Zen 2-4 ranges and every model of the Zen 5 ranges. Intel: every model that\n"
             "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file.\n"
-            "# A model not listed, of a listed family, gets the nearest listed model's\n"
-            "# config with a warning (pmu/pmu_config_map.h).\n");
+            "# A model not listed gets no config: the image measures the architectural\n"
+            "# events and says so (pmu/pmu_config_map.h).\n");
     for (size_t i = 0; i < NFAMILIES; i++) {
         const struct family *fam = &families[i];
         char vendor[16], famnum[16], models[256];
