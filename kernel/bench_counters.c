@@ -157,7 +157,7 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
     struct config_choice c;
     void *data;
     size_t size;
-    env->default_config[0] = '\0';
+    env->default_config[0] = env->ctr_rules_path[0] = '\0';
     nb_snprintf(env->config_why, sizeof(env->config_why),
                 "warning: pmu: no %s on the image", CONFIG_MAP_PATH);
     if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
@@ -166,6 +166,8 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
                                   env->desc.core_type, &c)) {
     case CONFIG_MATCH_EXACT:
         nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->ctr_rules_path, sizeof(env->ctr_rules_path), "configs/ctr_%s.txt",
+                    c.prefix);
         nb_snprintf(env->config_why, sizeof(env->config_why),
                     "pmu: chosen by cpu_map.txt: %s family 0x%x model 0x%x%s", vendor, m->family,
                     m->model, c.ecore ? ", E-core" : "");
@@ -186,6 +188,47 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
         break;
     }
     p->free_file(p->ctx, data, size);
+}
+
+static void ctr_rules_error(void *arg, unsigned line, const char *message)
+{
+    struct counter_env *env = arg;
+    report_line(env->report, "warning: pmu: %s line %u: %s (rule skipped)", env->ctr_rules_path,
+                line, message);
+}
+
+/*
+ * The vendor's counter restrictions of this core (pmu_ctr_rules.h), from the
+ * ctr_<NAME>.txt of the map line that chose the default config: every config
+ * the image parses from then on (-config files, metric configs) is held to
+ * them. Says which file, or that none is known.
+ */
+static void load_ctr_rules(struct counter_env *env)
+{
+    const struct nb_platform *p = env->p;
+    char path[128];
+    void *data;
+    size_t size;
+    if (!env->ctr_rules_path[0]) {
+        report_line(env->report, "pmu: counter restrictions: none known for this model");
+        return;
+    }
+    nb_snprintf(path, sizeof(path), NB_DIR "/%s", env->ctr_rules_path);
+    if (p->read_file(p->ctx, path, &data, &size) != NB_OK) {
+        report_line(env->report, "warning: pmu: no %s on the image: events are not held to the "
+                                 "counters the vendor lists", env->ctr_rules_path);
+        return;
+    }
+    env->ctr_rules = p->alloc_data(p->ctx, sizeof(struct pmu_ctr_rules));
+    if (env->ctr_rules) {
+        size_t n = pmu_ctr_rules_parse(data ? data : "", size, env->vendor, env->ctr_rules_path,
+                                       env->ctr_rules, ctr_rules_error, env);
+        env->desc.ctr_rules = env->ctr_rules;
+        report_line(env->report, "pmu: counter restrictions: %s (%zu rule%s), for every config",
+                    env->ctr_rules_path, n, n == 1 ? "" : "s");
+    }
+    if (data)
+        p->free_file(p->ctx, data, size);
 }
 
 void counters_init(struct counter_env *env, const struct nb_platform *p,
@@ -233,6 +276,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
     report_line(r, "%s", env->config_why);
+    load_ctr_rules(env);
     enum pmu_tfa tfa = pmu_intel_tsx_force_abort(p, m);
     env->desc.tsx_force_abort = tfa == PMU_TFA_NEEDED;
     pmu_session_begin(&env->session, p, d);
@@ -261,6 +305,10 @@ void counters_finish(struct counter_env *env)
     }
     if (env->events)
         p->free_mem(p->ctx, env->events, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+    if (env->ctr_rules)
+        p->free_mem(p->ctx, env->ctr_rules, sizeof(struct pmu_ctr_rules));
+    env->ctr_rules = NULL;
+    env->desc.ctr_rules = NULL;
     if (env->groups)
         p->free_mem(p->ctx, env->groups, sizeof(struct pmu_group) * PMU_MAX_EVENTS);
     if (env->msr_events)

@@ -20,6 +20,7 @@
 #include "machine.h"
 #include "nb_report.h"
 #include "pmu.h"
+#include "pmu_ctr_rules.h"
 #include "pmu_msr_config.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
@@ -35,6 +36,8 @@ struct counter_env {
     struct pmu_session session;
     char default_config[96];    /* path on the image, "" for the built-in events */
     char config_why[256];       /* the report line saying which map line chose it */
+    char ctr_rules_path[96];    /* "configs/ctr_PREFIX.txt" of the map line, "" without one */
+    struct pmu_ctr_rules *ctr_rules; /* loaded from it; desc.ctr_rules points here */
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */

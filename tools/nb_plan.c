@@ -12,6 +12,7 @@
 #include "pmu.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
+#include "pmu_ctr_rules.h"
 #include "pmu_models.h"
 #include "pmu_msr_config.h"
 #include "pmu_msrs.h"
@@ -241,6 +242,39 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
     }
 }
 
+static void ctr_rules_error(void *arg, unsigned line, const char *message)
+{
+    fprintf(stderr, "nanobench: %s line %u: %s (rule skipped)\n", (const char *)arg, line, message);
+}
+
+/*
+ * The counter restrictions the image would apply on this model (pmu_ctr_rules.h):
+ * configs/ctr_<NAME>.txt of its cpu_map.txt line, for every config of the plan.
+ */
+static void load_ctr_rules(struct pmu_desc *d, struct pmu_ctr_rules *rules)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    char *map_path = host_path_join(root, "configs/cpu_map.txt");
+    size_t map_len, len;
+    char *map = host_read_file(map_path, &map_len);
+    struct config_choice choice;
+    if (map && pmu_config_map_choose(map, map_len, d->vendor, d->family, d->model, d->core_type,
+                                     &choice) == CONFIG_MATCH_EXACT) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "configs/ctr_%s.txt", choice.prefix);
+        char *path = host_path_join(root, rel);
+        char *text = host_read_file(path, &len);
+        if (text) {
+            pmu_ctr_rules_parse(text, len, d->vendor, rel, rules, ctr_rules_error, rel);
+            d->ctr_rules = rules;
+        }
+        free(text);
+        free(path);
+    }
+    free(map);
+    free(map_path);
+}
+
 static void metric_error(void *arg, const char *message)
 {
     (void)arg;
@@ -417,6 +451,8 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         d.gp_mask = pmu_low_bits(n_gp_override);
     }
     pc.printing = true;
+    static struct pmu_ctr_rules ctr_rules;
+    load_ctr_rules(&d, &ctr_rules);
 
     struct default_config dc = { 0 };
     bool needs_default = false;

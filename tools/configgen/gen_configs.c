@@ -22,6 +22,7 @@
 
 #include "gen_check.h"
 #include "gen_common.h"
+#include "gen_ctr.h"
 #include "gen_evtsel.h"
 #include "gen_msr.h"
 #include "gen_pfm.h"
@@ -294,7 +295,8 @@ static int generate(const struct target *t, const char *dir)
         snprintf(regen, sizeof(regen), "this PMU only: " GEN_TOOL_PATH " %s configs --prefix %s",
                  t->pmu.name, t->prefix);
         if (gen_tfam_write_common(t->prefix, t->prefix, &tt, GEN_TABLES_DIR, dir, source, regen,
-                                  &ncommon) != 0)
+                                  &ncommon) != 0 ||
+            gen_ctr_write(dir, t->prefix, t->pmu.vendor, t->pmu.num_cntrs, e, n, source) != 0)
             goto out;
     } else if (gen_write_config(dir, &out_spec, false, e, n, &ncommon) != 0) {
         goto out;

@@ -1,0 +1,40 @@
+# tests/qemu/never_guess_tests.sh — sourced by tests/qemu/run.sh (its helpers:
+# expect_eq, $NB, $TMP). The image never guesses a processor's events, and the
+# vendor's counter restrictions hold for every config; both through -plan, which
+# runs the image's own detection, config choice and scheduler on the host.
+
+# A model cpu_map.txt does not list gets the architectural events and one line
+# naming -config, never a neighbour's table (Panther Lake 0xCC and Clearwater
+# Forest 0xDD sit next to Emerald Rapids 0xCF).
+test_plan_unknown_model_gets_architectural_events() {
+    local out err model
+    for model in 0xcc 0xdd; do
+        out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop 2>"$TMP/ng_err" | sed -n '1p;4p') || return 1
+        err=$(cat "$TMP/ng_err")
+        expect_eq "plan header $model" "# plan for intel:6:$model:8: intel, config built-in architectural events
+group 1: CORE_CYCLES@PMC0 INST_RETIRED@PMC1 REF_CYCLES@PMC2 LLC_REFERENCES@PMC3 LLC_MISSES@PMC4 BR_INST_RETIRED@PMC5 BR_MISP_RETIRED@PMC6" "$out" || return 1
+        expect_eq "plan warning $model" "nanobench: warning: family 0x6 model $model is not in cpu_map.txt: measuring the architectural events only (CPUID.0AH); pass this processor's events with -config FILE" "$err" || return 1
+    done
+}
+
+# nanoBench's cfg lines carry no .CTR=: on an 8-counter Skylake, MEM_LOAD_RETIRED.L1_HIT
+# (D1.01, PMC0-3 in Intel's list, configs/ctr_Skylake.txt) after four unrestricted
+# events still lands on PMC0, and a .CTR= outside the vendor's set is refused.
+test_plan_counter_restrictions_hold_for_any_config() {
+    printf 'C0.00 INST_RETIRED.ANY_P\n3C.00 CPU_CLK_UNHALTED.THREAD_P\n0E.01 UOPS_ISSUED.ANY\nC2.02 UOPS_RETIRED.RETIRE_SLOTS\nD1.01 MEM_LOAD_RETIRED.L1_HIT\nD1.01.CTR=4-7 OUTSIDE\n' > "$TMP/ng.cfg"
+    local out err
+    out=$($NB -plan -plan_cpu intel:6:0x5e:8 -config "$TMP/ng.cfg" 2>"$TMP/ng_err" | grep '^group') || return 1
+    err=$(cat "$TMP/ng_err")
+    expect_eq "skylake group" "group 1: INST_RETIRED.ANY_P@PMC1 CPU_CLK_UNHALTED.THREAD_P@PMC2 UOPS_ISSUED.ANY@PMC3 UOPS_RETIRED.RETIRE_SLOTS@PMC4 MEM_LOAD_RETIRED.L1_HIT@PMC0{0-3}" "$out" || return 1
+    expect_eq "skylake refusal" "nanobench: $TMP/ng.cfg:6: .CTR=4-7: this processor counts D1.01 only on counters 0-3 (configs/ctr_Skylake.txt) (event skipped)" "$err" || return 1
+    # Four counters (Hyper-Threading on): every counter is allowed, nothing to refuse but PMC4-7.
+    out=$($NB -plan -plan_cpu intel:6:0x5e:4 -config "$TMP/ng.cfg" 2>/dev/null | grep '^group 1') || return 1
+    expect_eq "skylake 4 counters" "group 1: INST_RETIRED.ANY_P@PMC0 CPU_CLK_UNHALTED.THREAD_P@PMC1 UOPS_ISSUED.ANY@PMC2 UOPS_RETIRED.RETIRE_SLOTS@PMC3" "$out" || return 1
+    # Sapphire Rapids: TOPDOWN.BAD_SPEC_SLOTS (A4.04) counts on PMC0 only.
+    printf 'C0.00 A\n3C.00 B\nA4.04 BAD_SPEC\n' > "$TMP/ng_spr.cfg"
+    out=$($NB -plan -plan_cpu intel:6:0x8f -config "$TMP/ng_spr.cfg" | grep '^group') || return 1
+    expect_eq "spr group" "group 1: A@PMC1 B@PMC2 BAD_SPEC@PMC0{0}" "$out"
+}
+
+run_test plan_unknown_model_gets_architectural_events test_plan_unknown_model_gets_architectural_events
+run_test plan_counter_restrictions_hold_for_any_config test_plan_counter_restrictions_hold_for_any_config
