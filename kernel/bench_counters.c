@@ -612,7 +612,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         }
         if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
             continue;
-        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 }, { READ_MSR, ev->read_msr, ev->name, 64, 0, 0 } };
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 }, { READ_MSR, ev->read_msr, ev->name, ev->width, 0, 0 } };
         struct bench_result result;
         char error[200];
         bench->reads = reads;
