@@ -7,6 +7,7 @@
  * flushed after every benchmark so nothing measured is lost.
  */
 #include "nb_main.h"
+#include "cet_guard.h"
 #include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "bench_options.h"
@@ -63,6 +64,7 @@ struct run_state {
     char bench_pmu_config[96];
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
     bool calibrated;              /* -calibrate ran in this boot */
+    bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
     /* The last code file read (load_code): every benchmark's code is a slice of one file. */
     char code_file[PATH_MAX_LEN];
     void *code_data;
@@ -93,8 +95,11 @@ static void print_fingerprint(struct run_state *s)
     /* The first boot of a run reported the platform already (the rows are in the CSV). */
     if (!s->resumed)
         platform_report(&s->report, s->p, &m);
+    char line[300];
+    s->cet = cet_enabled(s->p, line, sizeof(line));
+    if (s->cet)
+        report_line(&s->report, "%s", line);
     xsave_session_begin(&s->xsave, s->p);
-    char line[200];
     xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));
     report_line(&s->report, "%s", line);
     lfence_session_begin(&s->lfence, s->p, &m);
@@ -336,6 +341,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
     struct bench_options o;
     if (e->error) {
         report_error(&s->report, "suite line %u: %s", e->line, e->error);
+    } else if (s->cet) {
+        report_error(&s->report, "%s", CET_REFUSED);
     } else if (parse_entry_options(s, e, &o)) {
         /* The boot processor's PMU, unless -cpu ran the benchmark elsewhere. */
         s->bench_pmu_usable = s->counters.usable;
