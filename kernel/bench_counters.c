@@ -650,6 +650,31 @@ static void report_frequency(struct counter_env *env, struct report *r, uint64_t
                 (unsigned long long)mhz);
 }
 
+/*
+ * The base and the main run at different clocks: the result (main - base)
+ * then subtracts cycles of different lengths, and core-cycle counts do not
+ * cancel. Warns beyond FREQ_TOLERANCE_PERMILLE of the faster run.
+ */
+static void report_run_frequencies(struct counter_env *env, const struct bench_context *bench,
+                                   struct report *r)
+{
+    if (!bench->freq_mperf[0] || !bench->freq_mperf[1] || !env->tsc_hz)
+        return;
+    uint64_t mhz[2];
+    for (int run = 0; run < 2; run++)
+        mhz[run] = (uint64_t)((unsigned __int128)env->tsc_hz * bench->freq_aperf[run] /
+                              bench->freq_mperf[run] / 1000000u);
+    uint64_t hi = mhz[0] > mhz[1] ? mhz[0] : mhz[1], lo = mhz[0] > mhz[1] ? mhz[1] : mhz[0];
+    if (!hi || (hi - lo) * 1000u <= hi * FREQ_TOLERANCE_PERMILLE)
+        return;
+    uint64_t apart = (hi - lo) * 1000u / hi; /* permille */
+    report_line(r, "warning: frequency: the base run ran at %llu MHz, the main run at %llu MHz "
+                   "(APERF/MPERF), %llu.%llu%% apart (tolerance %u%%): the result subtracts cycles "
+                   "of different lengths", (unsigned long long)mhz[0], (unsigned long long)mhz[1],
+                (unsigned long long)(apart / 10), (unsigned long long)(apart % 10),
+                FREQ_TOLERANCE_PERMILLE / 10);
+}
+
 bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t cap)
 {
     if (!repeated && !kept)
@@ -672,6 +697,9 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     uint64_t aperf0 = 0, mperf0 = 0;
     bool freq = env->power.aperf_mperf && power_read_aperf_mperf(env->p, &aperf0, &mperf0);
     bench->smi_check = env->power.smi_count;
+    bench->freq_check = freq;
+    nb_memset(bench->freq_aperf, 0, sizeof(bench->freq_aperf));
+    nb_memset(bench->freq_mperf, 0, sizeof(bench->freq_mperf));
     bench->smi_repeated = 0;
     bench->smi_kept = 0;
     bench_benchmark_begin(bench); /* -timeout covers every group and the MSR pass */
@@ -710,6 +738,9 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                        "for MSR_SMI_COUNT)");
     if (freq)
         report_frequency(env, r, aperf0, mperf0);
+    if (freq && r->n_errors == errors_before)
+        report_run_frequencies(env, bench, r);
+    bench->freq_check = false;
     bench->benchmark_started = false;
 }
 

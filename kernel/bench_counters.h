@@ -27,6 +27,8 @@
 #include "power.h"
 
 #define CONFIG_MAP_PATH "nanobench/configs/cpu_map.txt"
+/* Base and main run further apart than this (of the faster one's MHz) get a warning. */
+#define FREQ_TOLERANCE_PERMILLE 10u
 
 struct counter_env {
     const struct nb_platform *p; /* a cpu_platform for -cpu N: all MSR traffic runs there */

@@ -2,6 +2,7 @@
  * bench_run.c — one benchmark from code bytes to results (see bench_run.h).
  */
 #include "bench_run.h"
+#include "power.h"
 #include "bench_batch.h"
 #include "bench_codegen.h"
 #include "bench_fault.h"
@@ -629,9 +630,16 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         loops[run] = params.loop_count;
+        const struct nb_platform *fp = c->cpu_p ? c->cpu_p : c->p;
+        uint64_t a0, m0, a1, m1;
+        bool freq = c->freq_check && power_read_aperf_mperf(fp, &a0, &m0);
         if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
                                 o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
+        if (freq && power_read_aperf_mperf(fp, &a1, &m1)) {
+            c->freq_aperf[run] += a1 - a0;
+            c->freq_mperf[run] += m1 - m0;
+        }
     }
     if (o->verbose)
         dump_measurements(c, copies, loops, values, n);

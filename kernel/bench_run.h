@@ -112,6 +112,14 @@ struct bench_context {
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;
+    /*
+     * Effective frequency of the base run and of the main run (power.h): with
+     * freq_check, bench_measure adds the APERF and MPERF deltas around each
+     * run's batch (warm-up and measurements) to [0] (base) and [1] (main),
+     * read on the benchmark's processor; the caller clears them.
+     */
+    bool freq_check;
+    uint64_t freq_aperf[2], freq_mperf[2];
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
     /*
