@@ -245,13 +245,17 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
                 tristate_name(env->power.hwp), env->power.aperf_mperf ? "yes" : "no");
     /* RDMSR in the generated code needs ring 0 (host tests run in user mode). */
     env->power.smi_count = env->power.smi_count && p->ring0;
+    /* AMD: no SMI counter MSR; PMCx02B once the PMU is known to count (below). */
+    bool amd_smi_later = p->ring0 && m->vendor_id == VENDOR_AMD && m->family >= AMD_SMI_RX_MIN_FAMILY;
     if (env->power.smi_count)
         report_line(r, "smi: %llu SMIs since reset (MSR_SMI_COUNT); a measurement with an SMI is repeated",
                     (unsigned long long)env->power.smis);
-    else
+    else if (!amd_smi_later)
         report_line(r, "smi: not checked (%s)",
                     p->ring0 ? "no SMI counter on this processor" : "the code does not run in ring 0");
     if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
+        if (amd_smi_later)
+            report_line(r, "smi: not detected (AMD has no SMI count MSR, and PMCx02B needs the PMU)");
         report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
         pick_default_config(env, m); /* -metrics still names the CPU's metric file */
         return;
@@ -263,6 +267,10 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
         return;
     }
     env->usable = true;
+    env->amd_smi = amd_smi_later;
+    if (amd_smi_later)
+        report_line(r, "smi: counted with PMCx02B (SMIs received) on a counter each group leaves free; "
+                       "a measurement with an SMI is repeated");
     pick_default_config(env, m);
     const struct pmu_desc *d = &env->desc;
     char summary[200], missing[2][160];
@@ -795,6 +803,25 @@ static void report_group_failed(struct counter_env *env, const struct pmu_group 
                  len ? lost : "RDTSC");
 }
 
+/*
+ * AMD: the counter of `group` that counts SMIs received (PMCx02B): the highest
+ * one of `gp_mask` the group's events (merge pairs whole) leave free. False,
+ * and no SMI counter, when the group uses them all.
+ */
+static bool amd_smi_counter(const struct counter_env *env, struct pmu_group *group, uint32_t gp_mask)
+{
+    uint32_t used = 0;
+    group->smi = false;
+    for (unsigned k = 0; k < group->n; k++)
+        used |= (env->events[group->event_index[k]].merge ? 3u : 1u) << group->counter[k];
+    uint32_t free = gp_mask & ~used & pmu_low_bits(PMU_MAX_GP);
+    if (!free)
+        return false;
+    group->smi = true;
+    group->smi_counter = 31u - (unsigned)__builtin_clz(free);
+    return true;
+}
+
 static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
                                const struct bench_options *o, const struct bench_code *code,
                                struct report *r)
@@ -857,10 +884,16 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     struct bench_result first;
     size_t n_lead = 0; /* RDTSC and fixed counters at the start of `first`; 0: none measured */
     struct counter_read reads[NB_MAX_COUNTERS];
+    size_t smi_unchecked = 0;
     for (size_t g = 0; g < n_runs; g++) {
-        const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
+        struct pmu_group empty = { 0 };
+        struct pmu_group *group = g < n_groups ? &env->groups[g] : env->amd_smi ? &empty : NULL;
         bool fixed = want_fixed && g == 0;
         const struct pmu_program_result *res = &env->session.last;
+        if (env->amd_smi && !amd_smi_counter(env, group, gp_mask)) {
+            bench->smi_check = false;
+            smi_unchecked++;
+        }
         if (!program_group(env, group, fixed)) {
             report_group_failed(env, group, fixed, g, n_runs, r, reported);
             continue;
@@ -876,6 +909,13 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                             fault_text(env, &res->fixed_fault, text, sizeof(text)));
                 reported[group->topdown_index[k]] = true;
             }
+        }
+        if (env->amd_smi && group->smi) {
+            bench->smi_check = !res->smi_failed;
+            bench->smi_pmc = true;
+            bench->smi_pmc_index = group->smi_counter; /* RDPMC index = counter (APM vol. 2 13.2.2) */
+            bench->smi_pmc_width = env->desc.gp_width;
+            smi_unchecked += res->smi_failed;
         }
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
@@ -927,6 +967,12 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                 measured[e] = true;
             }
         }
+    }
+    if (env->amd_smi) {
+        bench->smi_pmc = false;
+        if (smi_unchecked && !o->no_mem)
+            report_line(r, "smi: not detected in %zu of %zu counter group%s (no counter left free "
+                           "for PMCx02B)", smi_unchecked, n_runs, n_runs == 1 ? "" : "s");
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
     for (size_t k = 0; k < n_lead; k++) {

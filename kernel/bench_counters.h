@@ -44,6 +44,12 @@ struct counter_env {
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */
     struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
+    /*
+     * AMD family 17h+ with a usable PMU, ring 0: SMIs counted with PMCx02B on a
+     * counter each group leaves free (pmu_msrs.h AMD_SMI_RX_EVENT); a group that
+     * uses every counter runs without the check, and the benchmark says so.
+     */
+    bool amd_smi;
     uint64_t tsc_hz;
     struct report *report;        /* of counters_init, for counters_finish's warning */
     enum cpu_vendor vendor;

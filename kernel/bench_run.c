@@ -503,7 +503,10 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
-    if (smi_check)
+    if (smi_check && c->smi_pmc)
+        reads[n_all++] = (struct counter_read){ READ_PMC, c->smi_pmc_index, "SMI_RECEIVED",
+                                                c->smi_pmc_width, 0, 0 };
+    else if (smi_check)
         reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64, 0, 0 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];

@@ -79,8 +79,13 @@ struct bench_context {
     /*
      * SMI check (Intel MSR_SMI_COUNT): a kept measurement during which an SMI
      * happened is discarded and repeated, at most n_measurements times per run.
+     * With smi_pmc (AMD) the SMI count is general-purpose counter smi_pmc_index
+     * (RDPMC), programmed with PMCx02B by the caller, instead of MSR_SMI_COUNT.
      */
     bool smi_check;
+    bool smi_pmc;
+    uint32_t smi_pmc_index;
+    unsigned smi_pmc_width;
     /*
      * Hang watchdog (watchdog.h), or NULL. `cpu_p` runs processor-specific
      * calls (the local APIC, the TSC) on the benchmark's processor.
