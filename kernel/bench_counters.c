@@ -6,6 +6,7 @@
 #include "bench_codegen.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
+#include "freq_pin.h"
 #include "nb_main.h"
 #include "nb_text.h"
 #include "pmu_msrs.h"
@@ -239,6 +240,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->report = r;
     env->tsc_hz = m->tsc_hz;
     env->vendor = m->vendor_id;
+    env->machine = *m;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     power_identify(p, m, &env->power);
     report_line(r, "power: turbo %s, HWP %s, APERF/MPERF %s", tristate_name(env->power.turbo),
@@ -702,6 +704,15 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                       struct report *r)
 {
     unsigned errors_before = r->n_errors;
+    /* -freq base: fixed before the first measurement, given back after the last (freq_pin.h). */
+    struct freq_pin pin = { 0 };
+    if (o->freq_base) {
+        char what[240];
+        if (freq_pin_base(&pin, env->p, &env->machine, what, sizeof(what)))
+            report_line(r, "%s; restored after the benchmark", what);
+        else
+            report_line(r, "warning: -freq base: not applied: %s", what);
+    }
     uint64_t aperf0 = 0, mperf0 = 0;
     bool freq = env->power.aperf_mperf && power_read_aperf_mperf(env->p, &aperf0, &mperf0);
     bench->smi_check = env->power.smi_count;
@@ -749,6 +760,7 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
     if (freq && r->n_errors == errors_before)
         report_run_frequencies(env, bench, r);
     bench->freq_check = false;
+    freq_pin_restore(&pin, env->p);
     bench->benchmark_started = false;
 }
 

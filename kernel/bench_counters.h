@@ -50,6 +50,7 @@ struct counter_env {
      * uses every counter runs without the check, and the benchmark says so.
      */
     bool amd_smi;
+    struct machine_info machine;  /* of counters_init: -freq base asks it the vendor and leaves */
     uint64_t tsc_hz;
     struct report *report;        /* of counters_init, for counters_finish's warning */
     enum cpu_vendor vendor;

@@ -11,6 +11,7 @@
 #include "nb_text.h"
 #include "pmu.h"
 #include "pmu_arch_events.h"
+#include "freq_pin.h"
 #include "pmu_config_map.h"
 #include "pmu_ctr_rules.h"
 #include "pmu_models.h"
@@ -478,6 +479,18 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         const char *config_name = b->config ? b->config_name : default_name;
         if (suite)
             printf("[%s]\n# config %s\n", b->name, config_name);
+        if (b->o->freq_base) {
+            /* -freq base (pmu/freq_pin.h): the writes depend on MSR values -plan does not have. */
+            char text[600];
+            freq_pin_describe(d.vendor, text, sizeof(text));
+            printf("# -freq base:\n");
+            for (const char *line = text; *line;) {
+                const char *nl = strchr(line, '\n');
+                int len = nl ? (int)(nl - line) : (int)strlen(line);
+                printf("#   %.*s\n", len, line);
+                line += len + (nl ? 1 : 0);
+            }
+        }
         plan_groups(&session, &d, b->o, config, config_len, config_name, &dc);
         if (b->msr_config)
             plan_msr_config(b->msr_config, b->msr_config_len, b->msr_config_name);

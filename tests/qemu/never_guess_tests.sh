@@ -36,5 +36,27 @@ test_plan_counter_restrictions_hold_for_any_config() {
     expect_eq "spr group" "group 1: A@PMC1 B@PMC2 BAD_SPEC@PMC0{0}" "$out"
 }
 
+# -freq base: -plan lists the writes (their values come from MSRs -plan does not
+# have; the values themselves are checked through the seam, tests/unit/test_freq_pin.c);
+# any other setting is a CLI error naming the option.
+test_plan_freq_base() {
+    local out
+    out=$($NB -plan -plan_cpu intel:6:0x5e:4 -asm nop -freq base | sed -n '/^# -freq base:/,/^group/p') || return 1
+    expect_eq "intel -freq base" "# -freq base:
+#   HWP on (IA32_PM_ENABLE[0]): wrmsr 0x774 (IA32_HWP_REQUEST) minimum = maximum = desired = IA32_HWP_CAPABILITIES[15:8] (guaranteed performance)
+#   HWP off: wrmsr 0x199 (IA32_PERF_CTL) [15:8] = MSR_PLATFORM_INFO[15:8] (maximum non-turbo ratio)
+#   wrmsr 0x1a0 (IA32_MISC_ENABLE) |= 1 << 38 (turbo off)
+#   all restored after the benchmark
+group 1: CORE_CYCLES@PMC0 INST_RETIRED@PMC1 UOPS_ISSUED@PMC2 UOPS_EXECUTED@PMC3" "$out" || return 1
+    out=$($NB -plan -plan_cpu amd:0x19:0x61 -asm nop -freq base | sed -n '/^# -freq base:/,/^#   both/p') || return 1
+    expect_eq "amd -freq base" "# -freq base:
+#   wrmsr 0xc0010062 (PStateCtl) PstateCmd = 0 (P-state 0)
+#   wrmsr 0xc0010015 (HWCR) |= 1 << 25 (CpbDis: boost off)
+#   both restored after the benchmark" "$out" || return 1
+    out=$($NB -plan -plan_cpu intel:6:0x5e:4 -asm nop -freq turbo 2>&1)
+    expect_eq "-freq turbo" "nanobench: option -freq: 'turbo' is not base (the only setting: base frequency, turbo off)" "$out"
+}
+
+run_test plan_freq_base test_plan_freq_base
 run_test plan_unknown_model_gets_architectural_events test_plan_unknown_model_gets_architectural_events
 run_test plan_counter_restrictions_hold_for_any_config test_plan_counter_restrictions_hold_for_any_config

@@ -69,7 +69,7 @@ static const char *measure(struct host_platform *h, const char *config, int smi_
     struct bench_code code;
     report_init(&r, &h->p);
     counters_init(&env, &h->p, &m, &r);
-    REQUIRE(env.usable);
+    CHECK(env.usable);
     env.amd_smi = true; /* what counters_init decides in ring 0 (host tests run in user mode) */
     CHECK(bench_context_init(&bench, &h->p) == NB_OK);
     bench.fake_run = fake_run;

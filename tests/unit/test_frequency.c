@@ -19,6 +19,8 @@ static struct {
     int64_t base_copies;
     uint64_t base_permille, main_permille;
 } clk;
+/* IA32_PERF_CTL while the runs ran (-freq base). */
+static uint64_t perf_ctl_during;
 
 static void fake_run(void *arg, struct codegen_data *data, const struct counter_read *unused,
                      size_t n_reads, int64_t copies)
@@ -32,11 +34,14 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
     uint64_t dm = 100000, da = dm * (copies == clk.base_copies ? clk.base_permille : clk.main_permille) / 1000;
     host_msr_set(clk.h, MSR_IA32_MPERF, host_msr_get(clk.h, MSR_IA32_MPERF) + dm);
     host_msr_set(clk.h, MSR_IA32_APERF, host_msr_get(clk.h, MSR_IA32_APERF) + da);
+    perf_ctl_during = host_msr_get(clk.h, MSR_IA32_PERF_CTL);
 }
 
 static const uint8_t NOP = 0x90;
 
 /* A vendor's machine with APERF/MPERF (CPUID.06H:ECX[0]) and no PMU; returns what the benchmark printed. */
+static bool with_freq_base;
+
 static const char *run(struct host_platform *h, const char *vendor, uint64_t base_pm, uint64_t main_pm)
 {
     host_platform_init(h);
@@ -46,6 +51,9 @@ static const char *run(struct host_platform *h, const char *vendor, uint64_t bas
     host_msr_fault(h, 0x8B);
     host_msr_set(h, MSR_IA32_MPERF, 1u << 20);
     host_msr_set(h, MSR_IA32_APERF, 1u << 21);
+    host_msr_set(h, MSR_IA32_MISC_ENABLE, 0x850089);
+    host_msr_set(h, MSR_PLATFORM_INFO, 0x20080C2400ull); /* base ratio 0x24 */
+    host_msr_set(h, MSR_IA32_PERF_CTL, 0x2A00);
     struct machine_info m;
     machine_identify(&h->p, &m);
     m.tsc_hz = 2400000000u;
@@ -60,6 +68,7 @@ static const char *run(struct host_platform *h, const char *vendor, uint64_t bas
     CHECK(bench_context_init(&bench, &h->p) == NB_OK);
     bench.fake_run = fake_run;
     bench_options_init(&o);
+    o.freq_base = with_freq_base;
     memset(&code, 0, sizeof(code));
     code.part[PART_MAIN] = &NOP;
     code.len[PART_MAIN] = 1;
@@ -102,5 +111,19 @@ NB_TEST(frequency_amd_effective_frequency_from_aperf_mperf)
     const char *text = run(&h, "AuthenticAMD", 1250, 1000);
     CHECK(strstr(text, "warning: frequency: the base run ran at 3000 MHz, the main run at 2400 MHz "
                        "(APERF/MPERF), 20.0% apart (tolerance 1%)"));
+    host_platform_free(&h);
+}
+
+NB_TEST(frequency_freq_base_fixed_during_the_benchmark_and_restored)
+{
+    struct host_platform h;
+    with_freq_base = true;
+    const char *text = run(&h, "GenuineIntel", 1000, 1000);
+    with_freq_base = false;
+    CHECK(strstr(text, "freq: base: IA32_PERF_CTL ratio 36 (maximum non-turbo ratio, MSR_PLATFORM_INFO[15:8]), "
+                       "turbo off (IA32_MISC_ENABLE[38]); restored after the benchmark\n"));
+    CHECK_EQ_U64(perf_ctl_during, 0x2400);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_CTL), 0x2A00);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_MISC_ENABLE), 0x850089);
     host_platform_free(&h);
 }
