@@ -8,6 +8,7 @@
  */
 #include "nb_main.h"
 #include "cet_guard.h"
+#include "cpu_topology.h"
 #include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "bench_options.h"
@@ -65,12 +66,18 @@ struct run_state {
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
     bool calibrated;              /* -calibrate ran in this boot */
     bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
+    struct topo topo;             /* SMT siblings of every logical processor (cpu_topology.h) */
     /* The last code file read (load_code): every benchmark's code is a slice of one file. */
     char code_file[PATH_MAX_LEN];
     void *code_data;
     size_t code_size;
     bool code_cached;
 };
+
+static void emit_line(void *arg, const char *line)
+{
+    report_line(arg, "%s", line);
+}
 
 static void print_fingerprint(struct run_state *s)
 {
@@ -105,6 +112,8 @@ static void print_fingerprint(struct run_state *s)
     lfence_session_begin(&s->lfence, s->p, &m);
     lfence_describe(&s->lfence, line, sizeof(line));
     report_line(&s->report, "%s", line);
+    topo_survey(s->p, &s->topo);
+    topo_describe(&s->topo, emit_line, &s->report);
     counters_init(&s->counters, s->p, &m, &s->report);
     cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
@@ -278,6 +287,11 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
     report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
                 regs[1] >> 24, n_cpus);
+    if (topo_boot_sibling(&s->topo, (unsigned)o->cpu))
+        report_line(&s->report, "processor: %lld is the boot processor's SMT sibling (core %u.%u): the "
+                                "boot processor, waiting for it, shares that core's execution units "
+                                "and caches", (long long)o->cpu,
+                    s->topo.cpu[o->cpu].package, s->topo.cpu[o->cpu].core);
     bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
     struct counter_env *counters = here ? &s->counters : &env;
     uint64_t saved_xsave_mask = s->bench.xsave_mask;

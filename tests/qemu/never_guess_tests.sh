@@ -57,6 +57,27 @@ group 1: CORE_CYCLES@PMC0 INST_RETIRED@PMC1 UOPS_ISSUED@PMC2 UOPS_EXECUTED@PMC3"
     expect_eq "-freq turbo" "nanobench: option -freq: 'turbo' is not base (the only setting: base frequency, turbo off)" "$out"
 }
 
+# SMT: a QEMU machine with 2 cores of 2 threads (firmware numbers 0,1 on core 0):
+# the fingerprint lists the cores with their processors (CPUID.0BH on each), and
+# -cpu 1, the boot processor's sibling, says so; -cpu 2 (another core) does not.
+test_smt_siblings() {
+    printf 'sib: -asm "add rax, rbx" -cpu 1\nother: -asm "add rax, rbx" -cpu 2\n' > "$TMP/smt.suite"
+    $NB -image "$TMP/smt.img" -suite "$TMP/smt.suite" -icount 4 >/dev/null 2>&1 || { echo "no image"; return 1; }
+    images/qemu-run.sh "$TMP/smt.img" "$TMP/smt.log" --icount 4 --smp 4,cores=2,threads=2 >/dev/null 2>&1
+    local out
+    out=$(clean_serial "$TMP/smt.log" | grep -a '^topology:\|^processor:\|^\[\|^RDTSC')
+    expect_eq "smt lines" "topology: 4 logical processors in 2 cores, 2 threads per core (x2APIC IDs, CPUID.0BH)
+topology: package.core: processors: 0.0: 0 1; 0.1: 2 3
+[sib]
+processor: 1 (APIC ID 1) of 4
+processor: 1 is the boot processor's SMT sibling (core 0.0): the boot processor, waiting for it, shares that core's execution units and caches
+RDTSC: 16.00
+[other]
+processor: 2 (APIC ID 2) of 4
+RDTSC: 16.00" "$out"
+}
+
 run_test plan_freq_base test_plan_freq_base
+run_test smt_siblings test_smt_siblings
 run_test plan_unknown_model_gets_architectural_events test_plan_unknown_model_gets_architectural_events
 run_test plan_counter_restrictions_hold_for_any_config test_plan_counter_restrictions_hold_for_any_config
