@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bench_batch.h"
+#include "numa_srat.h"
 #include "bench_options.h"
 #include "counter_read.h"
 #include "nb_platform.h"
@@ -125,6 +126,16 @@ struct bench_context {
      */
     bool freq_check;
     uint64_t freq_aperf[2], freq_mperf[2];
+    /*
+     * NUMA (numa_srat.h): with `numa` set and numa_domain >= 0, the memory
+     * areas are allocated in that proximity domain's memory where the
+     * platform can place pages (alloc_data_range), and reallocated when the
+     * wanted domain changes. area_domain: where each area is (-1: anywhere);
+     * area_asked: the domain asked for when it was allocated.
+     */
+    const struct numa_map *numa;
+    int64_t numa_domain;
+    int64_t area_domain[AREA_COUNT], area_asked[AREA_COUNT];
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
     /*

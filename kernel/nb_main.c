@@ -9,6 +9,7 @@
 #include "nb_main.h"
 #include "cet_guard.h"
 #include "cpu_topology.h"
+#include "numa_srat.h"
 #include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "bench_options.h"
@@ -67,6 +68,8 @@ struct run_state {
     bool calibrated;              /* -calibrate ran in this boot */
     bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
     struct topo topo;             /* SMT siblings of every logical processor (cpu_topology.h) */
+    struct numa_map numa;         /* the ACPI SRAT (numa_srat.h), when numa_ok */
+    bool numa_ok;
     /* The last code file read (load_code): every benchmark's code is a slice of one file. */
     char code_file[PATH_MAX_LEN];
     void *code_data;
@@ -77,6 +80,65 @@ struct run_state {
 static void emit_line(void *arg, const char *line)
 {
     report_line(arg, "%s", line);
+}
+
+/* The proximity domain of firmware processor `cpu` (-1: the boot processor), or -1 when not known. */
+static int64_t numa_domain_for(const struct run_state *s, int64_t cpu)
+{
+    unsigned c = cpu >= 0 ? (unsigned)cpu : s->topo.boot;
+    uint32_t d;
+    if (!s->numa_ok || c >= s->topo.n || !s->topo.cpu[c].known ||
+        !numa_domain_of(&s->numa, s->topo.cpu[c].x2apic_id, &d))
+        return -1;
+    return d;
+}
+
+/*
+ * The SRAT's proximity domains, with their processors (firmware numbers, by the
+ * x2APIC IDs of cpu_topology.h) and memory; nothing without an SRAT.
+ */
+static void describe_numa(struct run_state *s)
+{
+    size_t len = 0;
+    char why[80];
+    const void *srat = s->p->acpi_table ? s->p->acpi_table(s->p->ctx, "SRAT", &len) : NULL;
+    s->numa_ok = srat && numa_parse_srat(srat, len, &s->numa, why, sizeof(why)) && s->numa.n_domains;
+    if (!srat)
+        return;
+    if (!s->numa_ok) {
+        report_line(&s->report, "numa: ACPI SRAT not used (%s); memory areas come from anywhere", why);
+        return;
+    }
+    static uint32_t domains[NUMA_MAX_RANGES];
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->numa.n_cpus + s->numa.n_ranges && n < NUMA_MAX_RANGES; i++) {
+        uint32_t d = i < s->numa.n_cpus ? s->numa.cpu[i].domain : s->numa.range[i - s->numa.n_cpus].domain;
+        bool seen = false;
+        for (unsigned k = 0; k < n && !seen; k++)
+            seen = domains[k] == d;
+        if (!seen)
+            domains[n++] = d;
+    }
+    char line[480];
+    size_t at = nb_snprintf(line, sizeof(line), "numa: %u proximity domain%s (ACPI SRAT):", n, n == 1 ? "" : "s");
+    for (unsigned k = 0; k < n && at < sizeof(line); k++) {
+        at += nb_snprintf(line + at, sizeof(line) - at, "%s domain %u: processors", k ? ";" : "", domains[k]);
+        unsigned listed = 0;
+        for (unsigned c = 0; c < s->topo.n && at < sizeof(line); c++) {
+            if (numa_domain_for(s, c) == (int64_t)domains[k]) {
+                at += nb_snprintf(line + at, sizeof(line) - at, " %u", c);
+                listed++;
+            }
+        }
+        if (!listed && at < sizeof(line))
+            at += nb_snprintf(line + at, sizeof(line) - at, " none");
+        if (at < sizeof(line))
+            at += nb_snprintf(line + at, sizeof(line) - at, ", %llu MiB",
+                              (unsigned long long)(numa_domain_memory(&s->numa, domains[k]) >> 20));
+    }
+    report_line(&s->report, "%s", line);
+    report_line(&s->report, "numa: memory areas are allocated in the domain of the benchmark's processor "
+                            "(the boot processor: domain %lld)", (long long)numa_domain_for(s, -1));
 }
 
 static void print_fingerprint(struct run_state *s)
@@ -114,6 +176,7 @@ static void print_fingerprint(struct run_state *s)
     report_line(&s->report, "%s", line);
     topo_survey(s->p, &s->topo);
     topo_describe(&s->topo, emit_line, &s->report);
+    describe_numa(s);
     counters_init(&s->counters, s->p, &m, &s->report);
     cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
@@ -342,10 +405,18 @@ static void report_areas(struct run_state *s, const struct bench_options *o)
     static const char *const regs[AREA_COUNT] = { "R14", "RDI", "RSI", "RBP", "RSP" };
     for (int a = 0; a < AREA_COUNT; a++)
         if (o->area_size[a])
-            report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx)", regs[a],
+        {
+            char node[80] = "";
+            if (s->bench.numa && s->bench.area_domain[a] >= 0)
+                nb_snprintf(node, sizeof(node), ", proximity domain %lld", (long long)s->bench.area_domain[a]);
+            else if (s->bench.numa)
+                nb_snprintf(node, sizeof(node), ", NOT in proximity domain %lld (no free block there)",
+                            (long long)s->bench.numa_domain);
+            report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx%s)", regs[a],
                     (unsigned long long)(uintptr_t)s->bench.areas[a],
                     (unsigned long long)s->bench.area_size[a], regs[a],
-                    (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2));
+                    (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2), node);
+        }
 }
 
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
@@ -365,6 +436,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                     s->counters.default_config);
         if (o.finish_set)
             s->finish = o.finish;
+        s->bench.numa_domain = numa_domain_for(s, o.cpu); /* before -calibrate's areas too */
         struct bench_code code;
         char why[160];
         /*
@@ -600,6 +672,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.catch_faults = p->ring0;
         s.bench.cpu_p = p;
         s.bench.tsc_hz = s.tsc_hz;
+        s.bench.numa = s.numa_ok ? &s.numa : NULL; /* areas in the benchmark processor's domain */
         s.bench.xsave_mask = s.xsave.xcr0;
         s.bench.xsave_size = s.xsave.area_size;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;

@@ -77,7 +77,36 @@ processor: 2 (APIC ID 2) of 4
 RDTSC: 16.00" "$out"
 }
 
+# NUMA: a QEMU machine with two nodes of 256 MiB, processor 0 on node 0 and 1 on
+# node 1 (QEMU writes the ACPI SRAT): the fingerprint names both domains, and a
+# benchmark's -r14_size area lies in the domain of the processor it runs on.
+test_numa_two_nodes() {
+    printf 'boot: -asm "add rax, rbx" -r14_size 8192 -verbose\ncpu1: -asm "add rax, rbx" -r14_size 8192 -verbose -cpu 1\n' > "$TMP/numa.suite"
+    $NB -image "$TMP/numa.img" -suite "$TMP/numa.suite" -icount 4 >/dev/null 2>&1 || { echo "no image"; return 1; }
+    QEMU_EXTRA="-object memory-backend-ram,id=m0,size=256M -object memory-backend-ram,id=m1,size=256M -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1" \
+        images/qemu-run.sh "$TMP/numa.img" "$TMP/numa.log" --icount 4 --smp 2 >/dev/null 2>&1
+    local out areas
+    out=$(clean_serial "$TMP/numa.log" | grep -a '^numa:\|^\[\|^RDTSC:' )
+    expect_eq "numa lines" "numa: 2 proximity domains (ACPI SRAT): domain 0: processors 0, 255 MiB; domain 1: processors 1, 256 MiB
+numa: memory areas are allocated in the domain of the benchmark's processor (the boot processor: domain 0)
+[boot]
+RDTSC: 16.00
+[cpu1]
+RDTSC: 16.00" "$out" || return 1
+    # The areas: node 0 is below 256 MiB, node 1 from 256 MiB to 512 MiB.
+    areas=$(clean_serial "$TMP/numa.log" | sed -n 's/^verbose: R14 area \(0x[0-9a-f]*\), 8192 bytes (R14 at 0x[0-9a-f]*, proximity domain \([01]\))$/\1 \2/p')
+    local a d n=0
+    while read -r a d; do
+        n=$((n + 1))
+        [[ $d == $((n - 1)) ]] || { echo "area $n in domain $d"; return 1; }
+        if [[ $d == 0 ]]; then ((a + 8192 <= 0x10000000)) || { echo "area $a is not in node 0"; return 1; }
+        else ((a >= 0x10000000 && a + 8192 <= 0x20000000)) || { echo "area $a is not in node 1"; return 1; }; fi
+    done <<<"$areas"
+    expect_eq "areas" 2 "$n"
+}
+
 run_test plan_freq_base test_plan_freq_base
+run_test numa_two_nodes test_numa_two_nodes
 run_test smt_siblings test_smt_siblings
 run_test plan_unknown_model_gets_architectural_events test_plan_unknown_model_gets_architectural_events
 run_test plan_counter_restrictions_hold_for_any_config test_plan_counter_restrictions_hold_for_any_config
