@@ -125,3 +125,78 @@ NB_TEST(numa_srat_malformed_tables_are_refused)
     CHECK(!numa_parse_srat(srat, srat_len, &m, why, sizeof(why)));
     CHECK_EQ_STR(why, "SRAT entry at offset 48 has a bad length");
 }
+
+/* Area placement through the seam: alloc_data_range gets the domain's ranges, last first. */
+#include "bench_run.h"
+#include "host_platform.h"
+
+static struct host_platform *range_host;
+static uint64_t asked_lo[16], asked_hi[16];
+static unsigned n_asked;
+static bool range_full;
+
+static void *fake_alloc_range(void *ctx, size_t size, uint64_t lo, uint64_t hi)
+{
+    (void)ctx;
+    if (n_asked < 16) {
+        asked_lo[n_asked] = lo;
+        asked_hi[n_asked] = hi;
+    }
+    n_asked++;
+    return range_full ? NULL : range_host->p.alloc_data(range_host->p.ctx, size);
+}
+
+NB_TEST(numa_areas_in_the_benchmark_processors_domain)
+{
+    begin();
+    lapic(0, 0, true);
+    lapic(1, 1, true);
+    memory(0, 0xA0000, 0, 1);
+    memory(0x100000, 0xFF00000, 0, 1);
+    memory(0x10000000, 0x10000000, 1, 1);
+    end();
+    char why[80];
+    REQUIRE(numa_parse_srat(srat, srat_len, &m, why, sizeof(why)));
+    struct host_platform h;
+    host_platform_init(&h);
+    range_host = &h;
+    h.p.alloc_data_range = fake_alloc_range;
+    static struct bench_context c;
+    REQUIRE(bench_context_init(&c, &h.p) == NB_OK);
+    const int64_t defaults[AREA_COUNT] = { 0 };
+    c.numa = &m;
+    c.numa_domain = 1;
+    n_asked = 0;
+    range_full = false;
+    CHECK(bench_context_size_areas(&c, defaults, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_INT(n_asked, AREA_COUNT);
+    CHECK_EQ_U64(asked_lo[0], 0x10000000);
+    CHECK_EQ_U64(asked_hi[0], 0x20000000);
+    for (int a = 0; a < AREA_COUNT; a++)
+        CHECK_EQ_INT(c.area_domain[a], 1);
+    /* Another domain: reallocated there, its last range first. */
+    c.numa_domain = 0;
+    n_asked = 0;
+    CHECK(bench_context_size_areas(&c, defaults, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_INT(n_asked, AREA_COUNT);
+    CHECK_EQ_U64(asked_lo[0], 0x100000);
+    CHECK_EQ_U64(asked_hi[0], 0x10000000);
+    /* The same domain again: nothing moves. */
+    n_asked = 0;
+    CHECK(bench_context_size_areas(&c, defaults, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_INT(n_asked, 0);
+    /* No room in domain 1: the areas come from anywhere, and are not asked again. */
+    c.numa_domain = 1;
+    range_full = true;
+    n_asked = 0;
+    CHECK(bench_context_size_areas(&c, defaults, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_INT(n_asked, AREA_COUNT);
+    CHECK_EQ_INT(c.area_domain[0], -1);
+    CHECK(c.areas[0] != NULL);
+    n_asked = 0;
+    CHECK(bench_context_size_areas(&c, defaults, why, sizeof(why)) == NB_OK);
+    CHECK_EQ_INT(n_asked, 0);
+    bench_context_free(&c);
+    CHECK_EQ_INT(h.n_allocs, 0);
+    host_platform_free(&h);
+}
