@@ -105,6 +105,20 @@ RDTSC: 16.00" "$out" || return 1
     expect_eq "areas" 2 "$n"
 }
 
+# The image carries every core's counter restrictions next to its default config,
+# so any -config is held to them on the machine (kernel/bench_counters.c).
+test_image_has_counter_restrictions() {
+    $NB -asm nop -image "$TMP/ctr.img" >/dev/null 2>&1 || { echo "no image"; return 1; }
+    local listing f
+    listing=$(MTOOLS_SKIP_CHECK=1 mdir -/ -b -i "$TMP/ctr.img@@1M" ::) || return 1
+    for f in configs/ctr_*.txt; do
+        grep -qxF "::/nanobench/configs/${f#configs/}" <<<"$listing" || { echo "missing ${f#configs/} in the image"; return 1; }
+    done
+    expect_eq "ctr_Skylake.txt on the image" "$(cat configs/ctr_Skylake.txt)" \
+        "$(MTOOLS_SKIP_CHECK=1 mtype -i "$TMP/ctr.img@@1M" ::/nanobench/configs/ctr_Skylake.txt)"
+}
+
+run_test image_has_counter_restrictions test_image_has_counter_restrictions
 run_test plan_freq_base test_plan_freq_base
 run_test numa_two_nodes test_numa_two_nodes
 run_test smt_siblings test_smt_siblings
