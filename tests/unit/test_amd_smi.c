@@ -45,6 +45,8 @@ static void probe_counts(struct host_platform *h, uint32_t msr, uint64_t value)
 }
 
 static const uint8_t NOP = 0x90;
+/* The SMI switches left behind for what follows (the -msr_config pass): both off on AMD. */
+static bool after_check, after_pmc;
 
 /* Zen 4 (family 19h model 61h): PerfCtrExtCore and PerfMonV2, 6 counters of 48 bits. */
 static const char *measure(struct host_platform *h, const char *config, int smi_at_run)
@@ -84,6 +86,8 @@ static const char *measure(struct host_platform *h, const char *config, int smi_
     host_text_reset(h);
     r.serial_seq = 0;
     counters_measure(&env, &bench, &o, &code, &r);
+    after_check = bench.smi_check;
+    after_pmc = bench.smi_pmc;
     bench_context_free(&bench);
     counters_finish(&env);
     return host_text(h);
@@ -102,6 +106,7 @@ NB_TEST(amd_smi_counted_on_a_free_counter_and_repeated)
     CHECK_EQ_U64(fake.smi_ctl_seen, AMD_SMI_RX_EVENT | AMD_PERF_CTL_USR | AMD_PERF_CTL_OS | AMD_PERF_CTL_EN);
     CHECK_EQ_U64(fake.global_seen, 0x23); /* counters 0, 1 and 5 */
     CHECK_EQ_INT(fake.runs, 2 * 15 + 1); /* 15 batches of base and main run each, one repeated */
+    CHECK(!after_check && !after_pmc);
     host_platform_free(&h);
 }
 
