@@ -12,6 +12,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "efi_acpi.h"
 #include "efi_console.h"
 #include "efi_cpu.h"
 #include "efi_facts.h"
@@ -72,6 +73,8 @@ static const struct nb_platform efi_platform = {
     .send_ipi = efi_send_ipi,
     .halt_until_interrupt = efi_halt_until_interrupt,
     .firmware_facts = efi_firmware_facts,
+    .acpi_table = efi_acpi_table,
+    .alloc_data_range = efi_alloc_data_range,
     .finish = efi_finish,
 };
 

@@ -6,6 +6,7 @@
 #include "bench_codegen.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
+#include "freq_pin.h"
 #include "nb_main.h"
 #include "nb_text.h"
 #include "pmu_msrs.h"
@@ -157,7 +158,7 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
     struct config_choice c;
     void *data;
     size_t size;
-    env->default_config[0] = '\0';
+    env->default_config[0] = env->ctr_rules_path[0] = '\0';
     nb_snprintf(env->config_why, sizeof(env->config_why),
                 "warning: pmu: no %s on the image", CONFIG_MAP_PATH);
     if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
@@ -166,24 +167,69 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
                                   env->desc.core_type, &c)) {
     case CONFIG_MATCH_EXACT:
         nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+        nb_snprintf(env->ctr_rules_path, sizeof(env->ctr_rules_path), "configs/ctr_%s.txt",
+                    c.prefix);
         nb_snprintf(env->config_why, sizeof(env->config_why),
                     "pmu: chosen by cpu_map.txt: %s family 0x%x model 0x%x%s", vendor, m->family,
                     m->model, c.ecore ? ", E-core" : "");
         break;
-    case CONFIG_MATCH_CLOSEST:
-        nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
+    case CONFIG_MATCH_UNKNOWN_MODEL:
+        /* Never a neighbour's table (pmu_config_map.h): the architectural events only. */
         nb_snprintf(env->config_why, sizeof(env->config_why),
-                    "warning: pmu: family 0x%x model 0x%x is not in cpu_map.txt; using the table "
-                    "of the closest listed model, 0x%x%s: events may be missing or count "
-                    "differently", m->family, m->model, c.model, c.ecore ? " (E-core)" : "");
+                    "warning: pmu: %s family 0x%x model 0x%x is not in cpu_map.txt: measuring the "
+                    "architectural events only (CPUID.0AH); pass this processor's events with "
+                    "-config FILE", vendor, m->family, m->model);
         break;
     case CONFIG_MATCH_NONE:
         nb_snprintf(env->config_why, sizeof(env->config_why),
                     "warning: pmu: no config for %s family 0x%x model 0x%x in cpu_map.txt "
-                    "(no model of that family is listed)", vendor, m->family, m->model);
+                    "(no model of that family is listed): measuring the architectural events "
+                    "only (CPUID.0AH); pass this processor's events with -config FILE", vendor,
+                    m->family, m->model);
         break;
     }
     p->free_file(p->ctx, data, size);
+}
+
+static void ctr_rules_error(void *arg, unsigned line, const char *message)
+{
+    struct counter_env *env = arg;
+    report_line(env->report, "warning: pmu: %s line %u: %s (rule skipped)", env->ctr_rules_path,
+                line, message);
+}
+
+/*
+ * The vendor's counter restrictions of this core (pmu_ctr_rules.h), from the
+ * ctr_<NAME>.txt of the map line that chose the default config: every config
+ * the image parses from then on (-config files, metric configs) is held to
+ * them. Says which file, or that none is known.
+ */
+static void load_ctr_rules(struct counter_env *env)
+{
+    const struct nb_platform *p = env->p;
+    char path[128];
+    void *data;
+    size_t size;
+    if (!env->ctr_rules_path[0]) {
+        report_line(env->report, "pmu: counter restrictions: none known for this model");
+        return;
+    }
+    nb_snprintf(path, sizeof(path), NB_DIR "/%s", env->ctr_rules_path);
+    if (p->read_file(p->ctx, path, &data, &size) != NB_OK) {
+        report_line(env->report, "warning: pmu: no %s on the image: events are not held to the "
+                                 "counters the vendor lists", env->ctr_rules_path);
+        return;
+    }
+    env->ctr_rules = p->alloc_data(p->ctx, sizeof(struct pmu_ctr_rules));
+    if (env->ctr_rules) {
+        size_t n = pmu_ctr_rules_parse(data ? data : "", size, env->vendor, env->ctr_rules_path,
+                                       env->ctr_rules, ctr_rules_error, env);
+        env->desc.ctr_rules = env->ctr_rules;
+        report_line(env->report, "pmu: counter restrictions: %s (%zu rule%s), for every config",
+                    env->ctr_rules_path, n, n == 1 ? "" : "s");
+    }
+    if (data)
+        p->free_file(p->ctx, data, size);
 }
 
 void counters_init(struct counter_env *env, const struct nb_platform *p,
@@ -194,19 +240,24 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     env->report = r;
     env->tsc_hz = m->tsc_hz;
     env->vendor = m->vendor_id;
+    env->machine = *m;
     env->msr_events = p->alloc_data(p->ctx, sizeof(struct msr_event) * MSR_EVENT_MAX);
     power_identify(p, m, &env->power);
     report_line(r, "power: turbo %s, HWP %s, APERF/MPERF %s", tristate_name(env->power.turbo),
                 tristate_name(env->power.hwp), env->power.aperf_mperf ? "yes" : "no");
     /* RDMSR in the generated code needs ring 0 (host tests run in user mode). */
     env->power.smi_count = env->power.smi_count && p->ring0;
+    /* AMD: no SMI counter MSR; PMCx02B once the PMU is known to count (below). */
+    bool amd_smi_later = p->ring0 && m->vendor_id == VENDOR_AMD && m->family >= AMD_SMI_RX_MIN_FAMILY;
     if (env->power.smi_count)
         report_line(r, "smi: %llu SMIs since reset (MSR_SMI_COUNT); a measurement with an SMI is repeated",
                     (unsigned long long)env->power.smis);
-    else
+    else if (!amd_smi_later)
         report_line(r, "smi: not checked (%s)",
                     p->ring0 ? "no SMI counter on this processor" : "the code does not run in ring 0");
     if (!pmu_detect(p, m, &env->desc, env->why, sizeof(env->why)) || !probe(env)) {
+        if (amd_smi_later)
+            report_line(r, "smi: not detected (AMD has no SMI count MSR, and PMCx02B needs the PMU)");
         report_line(r, "pmu: none usable: %s; measuring RDTSC only", env->why);
         pick_default_config(env, m); /* -metrics still names the CPU's metric file */
         return;
@@ -218,6 +269,10 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
         return;
     }
     env->usable = true;
+    env->amd_smi = amd_smi_later;
+    if (amd_smi_later)
+        report_line(r, "smi: counted with PMCx02B (SMIs received) on a counter each group leaves free; "
+                       "a measurement with an SMI is repeated");
     pick_default_config(env, m);
     const struct pmu_desc *d = &env->desc;
     char summary[200], missing[2][160];
@@ -231,6 +286,7 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     report_line(r, "pmu: default config %s",
                 env->default_config[0] ? env->default_config : "built-in architectural events");
     report_line(r, "%s", env->config_why);
+    load_ctr_rules(env);
     enum pmu_tfa tfa = pmu_intel_tsx_force_abort(p, m);
     env->desc.tsx_force_abort = tfa == PMU_TFA_NEEDED;
     pmu_session_begin(&env->session, p, d);
@@ -259,6 +315,10 @@ void counters_finish(struct counter_env *env)
     }
     if (env->events)
         p->free_mem(p->ctx, env->events, sizeof(struct pmu_event) * PMU_MAX_EVENTS);
+    if (env->ctr_rules)
+        p->free_mem(p->ctx, env->ctr_rules, sizeof(struct pmu_ctr_rules));
+    env->ctr_rules = NULL;
+    env->desc.ctr_rules = NULL;
     if (env->groups)
         p->free_mem(p->ctx, env->groups, sizeof(struct pmu_group) * PMU_MAX_EVENTS);
     if (env->msr_events)
@@ -562,7 +622,7 @@ static void measure_msr_events(struct counter_env *env, struct bench_context *be
         }
         if (!apply_msr_writes(env, ev, saved, r, o->msr_config_path))
             continue;
-        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 }, { READ_MSR, ev->read_msr, ev->name, 64, 0, 0 } };
+        struct counter_read reads[2] = { { READ_TSC, 0, "RDTSC", 64, 0, 0 }, { READ_MSR, ev->read_msr, ev->name, ev->width, 0, 0 } };
         struct bench_result result;
         char error[200];
         bench->reads = reads;
@@ -600,6 +660,31 @@ static void report_frequency(struct counter_env *env, struct report *r, uint64_t
                 (unsigned long long)mhz);
 }
 
+/*
+ * The base and the main run at different clocks: the result (main - base)
+ * then subtracts cycles of different lengths, and core-cycle counts do not
+ * cancel. Warns beyond FREQ_TOLERANCE_PERMILLE of the faster run.
+ */
+static void report_run_frequencies(struct counter_env *env, const struct bench_context *bench,
+                                   struct report *r)
+{
+    if (!bench->freq_mperf[0] || !bench->freq_mperf[1] || !env->tsc_hz)
+        return;
+    uint64_t mhz[2];
+    for (int run = 0; run < 2; run++)
+        mhz[run] = (uint64_t)((unsigned __int128)env->tsc_hz * bench->freq_aperf[run] /
+                              bench->freq_mperf[run] / 1000000u);
+    uint64_t hi = mhz[0] > mhz[1] ? mhz[0] : mhz[1], lo = mhz[0] > mhz[1] ? mhz[1] : mhz[0];
+    if (!hi || (hi - lo) * 1000u <= hi * FREQ_TOLERANCE_PERMILLE)
+        return;
+    uint64_t apart = (hi - lo) * 1000u / hi; /* permille */
+    report_line(r, "warning: frequency: the base run ran at %llu MHz, the main run at %llu MHz "
+                   "(APERF/MPERF), %llu.%llu%% apart (tolerance %u%%): the result subtracts cycles "
+                   "of different lengths", (unsigned long long)mhz[0], (unsigned long long)mhz[1],
+                (unsigned long long)(apart / 10), (unsigned long long)(apart % 10),
+                FREQ_TOLERANCE_PERMILLE / 10);
+}
+
 bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t cap)
 {
     if (!repeated && !kept)
@@ -619,9 +704,21 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                       struct report *r)
 {
     unsigned errors_before = r->n_errors;
+    /* -freq base: fixed before the first measurement, given back after the last (freq_pin.h). */
+    struct freq_pin pin = { 0 };
+    if (o->freq_base) {
+        char what[240];
+        if (freq_pin_base(&pin, env->p, &env->machine, what, sizeof(what)))
+            report_line(r, "%s; restored after the benchmark", what);
+        else
+            report_line(r, "warning: -freq base: not applied: %s", what);
+    }
     uint64_t aperf0 = 0, mperf0 = 0;
     bool freq = env->power.aperf_mperf && power_read_aperf_mperf(env->p, &aperf0, &mperf0);
     bench->smi_check = env->power.smi_count;
+    bench->freq_check = freq;
+    nb_memset(bench->freq_aperf, 0, sizeof(bench->freq_aperf));
+    nb_memset(bench->freq_mperf, 0, sizeof(bench->freq_mperf));
     bench->smi_repeated = 0;
     bench->smi_kept = 0;
     bench_benchmark_begin(bench); /* -timeout covers every group and the MSR pass */
@@ -660,6 +757,10 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                        "for MSR_SMI_COUNT)");
     if (freq)
         report_frequency(env, r, aperf0, mperf0);
+    if (freq && r->n_errors == errors_before)
+        report_run_frequencies(env, bench, r);
+    bench->freq_check = false;
+    freq_pin_restore(&pin, env->p);
     bench->benchmark_started = false;
 }
 
@@ -712,6 +813,25 @@ static void report_group_failed(struct counter_env *env, const struct pmu_group 
     report_error(r, "counter group %zu of %zu: %s); %s not measured", g + 1, n_runs,
                  fault_text(env, &env->session.last.group_fault, text, sizeof(text)),
                  len ? lost : "RDTSC");
+}
+
+/*
+ * AMD: the counter of `group` that counts SMIs received (PMCx02B): the highest
+ * one of `gp_mask` the group's events (merge pairs whole) leave free. False,
+ * and no SMI counter, when the group uses them all.
+ */
+static bool amd_smi_counter(const struct counter_env *env, struct pmu_group *group, uint32_t gp_mask)
+{
+    uint32_t used = 0;
+    group->smi = false;
+    for (unsigned k = 0; k < group->n; k++)
+        used |= (env->events[group->event_index[k]].merge ? 3u : 1u) << group->counter[k];
+    uint32_t free = gp_mask & ~used & pmu_low_bits(PMU_MAX_GP);
+    if (!free)
+        return false;
+    group->smi = true;
+    group->smi_counter = 31u - (unsigned)__builtin_clz(free);
+    return true;
 }
 
 static void measure_pmu_events(struct counter_env *env, struct bench_context *bench,
@@ -776,10 +896,16 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
     struct bench_result first;
     size_t n_lead = 0; /* RDTSC and fixed counters at the start of `first`; 0: none measured */
     struct counter_read reads[NB_MAX_COUNTERS];
+    size_t smi_unchecked = 0;
     for (size_t g = 0; g < n_runs; g++) {
-        const struct pmu_group *group = g < n_groups ? &env->groups[g] : NULL;
+        struct pmu_group empty = { 0 };
+        struct pmu_group *group = g < n_groups ? &env->groups[g] : env->amd_smi ? &empty : NULL;
         bool fixed = want_fixed && g == 0;
         const struct pmu_program_result *res = &env->session.last;
+        if (env->amd_smi && !amd_smi_counter(env, group, gp_mask)) {
+            bench->smi_check = false;
+            smi_unchecked++;
+        }
         if (!program_group(env, group, fixed)) {
             report_group_failed(env, group, fixed, g, n_runs, r, reported);
             continue;
@@ -795,6 +921,13 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                             fault_text(env, &res->fixed_fault, text, sizeof(text)));
                 reported[group->topdown_index[k]] = true;
             }
+        }
+        if (env->amd_smi && group->smi) {
+            bench->smi_check = !res->smi_failed;
+            bench->smi_pmc = true;
+            bench->smi_pmc_index = group->smi_counter; /* RDPMC index = counter (APM vol. 2 13.2.2) */
+            bench->smi_pmc_width = env->desc.gp_width;
+            smi_unchecked += res->smi_failed;
         }
         bench->reads = reads;
         bench->n_reads = pmu_group_reads(&env->session, env->events, group, fixed, reads);
@@ -846,6 +979,14 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                 measured[e] = true;
             }
         }
+    }
+    if (env->amd_smi) {
+        /* The MSR pass has no free counter programmed: no SMI read there (AMD has no MSR_SMI_COUNT). */
+        bench->smi_pmc = false;
+        bench->smi_check = false;
+        if (smi_unchecked && !o->no_mem)
+            report_line(r, "smi: not detected in %zu of %zu counter group%s (no counter left free "
+                           "for PMCx02B)", smi_unchecked, n_runs, n_runs == 1 ? "" : "s");
     }
     /* RDTSC (read 0) is always printed; -remove_empty_events drops other zeros. */
     for (size_t k = 0; k < n_lead; k++) {

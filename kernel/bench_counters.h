@@ -20,12 +20,15 @@
 #include "machine.h"
 #include "nb_report.h"
 #include "pmu.h"
+#include "pmu_ctr_rules.h"
 #include "pmu_msr_config.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
 #include "power.h"
 
 #define CONFIG_MAP_PATH "nanobench/configs/cpu_map.txt"
+/* Base and main run further apart than this (of the faster one's MHz) get a warning. */
+#define FREQ_TOLERANCE_PERMILLE 10u
 
 struct counter_env {
     const struct nb_platform *p; /* a cpu_platform for -cpu N: all MSR traffic runs there */
@@ -34,11 +37,20 @@ struct counter_env {
     struct pmu_desc desc;
     struct pmu_session session;
     char default_config[96];    /* path on the image, "" for the built-in events */
-    char config_why[192];       /* the report line saying which map line chose it */
+    char config_why[256];       /* the report line saying which map line chose it */
+    char ctr_rules_path[96];    /* "configs/ctr_PREFIX.txt" of the map line, "" without one */
+    struct pmu_ctr_rules *ctr_rules; /* loaded from it; desc.ctr_rules points here */
     struct pmu_event *events;   /* PMU_MAX_EVENTS */
     struct pmu_group *groups;   /* PMU_MAX_EVENTS */
     struct msr_event *msr_events; /* MSR_EVENT_MAX */
     struct power_info power;      /* turbo/HWP/APERF/SMI facts of this processor */
+    /*
+     * AMD family 17h+ with a usable PMU, ring 0: SMIs counted with PMCx02B on a
+     * counter each group leaves free (pmu_msrs.h AMD_SMI_RX_EVENT); a group that
+     * uses every counter runs without the check, and the benchmark says so.
+     */
+    bool amd_smi;
+    struct machine_info machine;  /* of counters_init: -freq base asks it the vendor and leaves */
     uint64_t tsc_hz;
     struct report *report;        /* of counters_init, for counters_finish's warning */
     enum cpu_vendor vendor;

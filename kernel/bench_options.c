@@ -81,6 +81,7 @@ static void set_mica_block(struct bench_options *o, int64_t n, const char *t) { 
 static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_page_size = n; }
 static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
+static void set_freq(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->freq_base = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -115,6 +116,7 @@ static const struct option_def OPTIONS[] = {
     { "no_mem", VALUE_NONE, BOTH, 0, 0, set_no_mem },
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
+    { "freq", VALUE_STRING, BOTH, 0, 0, set_freq }, /* value checked in parse_freq */
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
     { "lava_results", VALUE_NONE, BOTH, 0, 0, set_lava_results }, /* tools/nanobench -lava_job */
     /*
@@ -264,6 +266,15 @@ static int parse_finish(const char *text, int64_t *value, struct option_error *e
     return fail(err, "option -finish: '%s' is not one of shutdown, reboot, exit%s", text, "");
 }
 
+/* -freq: only "base" (freq_pin.h). */
+static int parse_freq(const char *text, struct option_error *err)
+{
+    if (nb_strcmp(text, "base") == 0)
+        return NB_OK;
+    return fail(err, "option -freq: '%s' is not base (the only setting: base frequency, turbo off)%s",
+                text, "");
+}
+
 /* -expect: the grammar of bench_expect.h, and room for one more. */
 /* MICA's analyses (MICA-SPEC.md), as -mica names them. */
 static const char *const MICA_ANALYSES[] = { "itypes", "ilp", "ilp_one", "reg", "stride", "memfootprint",
@@ -369,6 +380,9 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                 }
             } else if (def->apply == set_finish) {
                 if (parse_finish(text, &number, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_freq) {
+                if (parse_freq(text, err) != NB_OK)
                     return NB_EINVAL;
             } else if (def->apply == set_mica) {
                 if (parse_mica(text, err) != NB_OK)

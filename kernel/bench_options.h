@@ -94,6 +94,7 @@ struct bench_options {
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
     int64_t timeout; /* -timeout: seconds of TSC time a benchmark may take (watchdog.h) */
+    bool freq_base;  /* -freq base: base frequency, turbo off, for this benchmark (freq_pin.h) */
     /*
      * -r14_size, -rdi_size, -rsi_size, -rbp_size, -rsp_size: bytes of the
      * memory area the register points to the middle of (bench_run.h

@@ -2,6 +2,7 @@
  * bench_run.c — one benchmark from code bytes to results (see bench_run.h).
  */
 #include "bench_run.h"
+#include "power.h"
 #include "bench_batch.h"
 #include "bench_codegen.h"
 #include "bench_fault.h"
@@ -17,8 +18,11 @@ int bench_context_init(struct bench_context *c, const struct nb_platform *p)
     nb_memset(c, 0, sizeof(*c));
     c->p = p; /* first: bench_context_free needs it when an allocation fails */
     c->cpu = nb_current_cpu(p);
-    for (int a = 0; a < AREA_COUNT; a++)
+    c->numa_domain = -1;
+    for (int a = 0; a < AREA_COUNT; a++) {
         c->areas[a] = NULL;
+        c->area_domain[a] = c->area_asked[a] = -1;
+    }
     for (int a = 0; a < AREA_COUNT; a++) {
         c->areas[a] = p->alloc_data(p->ctx, BENCH_AREA_SIZE);
         if (!c->areas[a]) {
@@ -80,12 +84,37 @@ const char *bench_area_option(enum bench_area a)
     return (unsigned)a < AREA_COUNT ? names[a] : "?";
 }
 
+/*
+ * `size` bytes in the memory of c->numa_domain when the SRAT gives its ranges
+ * and the platform can place pages there; otherwise wherever the firmware
+ * allocates. *domain gets where they are (-1: not known).
+ */
+static void *alloc_area(struct bench_context *c, uint64_t size, int64_t *domain)
+{
+    const struct nb_platform *p = c->p;
+    *domain = -1;
+    /* The SRAT's last ranges first: the first ones of a domain are often the legacy low memory. */
+    for (unsigned i = c->numa ? c->numa->n_ranges : 0; c->numa_domain >= 0 && p->alloc_data_range && i-- > 0;) {
+        if ((int64_t)c->numa->range[i].domain != c->numa_domain || c->numa->range[i].hotplug ||
+            c->numa->range[i].nonvolatile)
+            continue;
+        uint64_t base = c->numa->range[i].base;
+        void *m = p->alloc_data_range(p->ctx, (size_t)size, base, base + c->numa->range[i].length);
+        if (m) {
+            *domain = c->numa_domain;
+            return m;
+        }
+    }
+    return p->alloc_data(p->ctx, (size_t)size);
+}
+
 /* Replaces area `a` by one of `size` bytes; false (and no area) when the firmware has none. */
 static bool resize_area(struct bench_context *c, int a, uint64_t size)
 {
     if (c->areas[a])
         c->p->free_mem(c->p->ctx, c->areas[a], c->area_size[a]);
-    c->areas[a] = c->p->alloc_data(c->p->ctx, (size_t)size);
+    c->areas[a] = alloc_area(c, size, &c->area_domain[a]);
+    c->area_asked[a] = c->numa_domain;
     c->area_size[a] = c->areas[a] ? size : 0;
     return c->areas[a] != NULL;
 }
@@ -96,7 +125,7 @@ int bench_context_size_areas(struct bench_context *c, const int64_t sizes[AREA_C
     for (int a = 0; a < AREA_COUNT; a++) {
         uint64_t want = sizes[a] > 0 ? (uint64_t)sizes[a] : BENCH_AREA_SIZE;
         want = (want + BENCH_PAGE_SIZE - 1) / BENCH_PAGE_SIZE * BENCH_PAGE_SIZE;
-        if (want == c->area_size[a] && c->areas[a])
+        if (want == c->area_size[a] && c->areas[a] && c->area_asked[a] == c->numa_domain)
             continue;
         if (resize_area(c, a, want))
             continue;
@@ -502,7 +531,10 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     bool smi_check = c->smi_check && !o->no_mem && c->n_reads < NB_MAX_COUNTERS;
     struct counter_read reads[NB_MAX_COUNTERS];
     size_t n_all = 0;
-    if (smi_check)
+    if (smi_check && c->smi_pmc)
+        reads[n_all++] = (struct counter_read){ READ_PMC, c->smi_pmc_index, "SMI_RECEIVED",
+                                                c->smi_pmc_width, 0, 0 };
+    else if (smi_check)
         reads[n_all++] = (struct counter_read){ READ_MSR, MSR_SMI_COUNT, "SMI_COUNT", 64, 0, 0 };
     for (size_t k = 0; k < c->n_reads; k++)
         reads[n_all++] = c->reads[k];
@@ -629,9 +661,16 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         loops[run] = params.loop_count;
+        const struct nb_platform *fp = c->cpu_p ? c->cpu_p : c->p;
+        uint64_t a0, m0, a1, m1;
+        bool freq = c->freq_check && power_read_aperf_mperf(fp, &a0, &m0);
         if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
                                 o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
             goto out;
+        if (freq && power_read_aperf_mperf(fp, &a1, &m1)) {
+            c->freq_aperf[run] += a1 - a0;
+            c->freq_mperf[run] += m1 - m0;
+        }
     }
     if (o->verbose)
         dump_measurements(c, copies, loops, values, n);

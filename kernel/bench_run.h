@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bench_batch.h"
+#include "numa_srat.h"
 #include "bench_options.h"
 #include "counter_read.h"
 #include "nb_platform.h"
@@ -79,8 +80,13 @@ struct bench_context {
     /*
      * SMI check (Intel MSR_SMI_COUNT): a kept measurement during which an SMI
      * happened is discarded and repeated, at most n_measurements times per run.
+     * With smi_pmc (AMD) the SMI count is general-purpose counter smi_pmc_index
+     * (RDPMC), programmed with PMCx02B by the caller, instead of MSR_SMI_COUNT.
      */
     bool smi_check;
+    bool smi_pmc;
+    uint32_t smi_pmc_index;
+    unsigned smi_pmc_width;
     /*
      * Hang watchdog (watchdog.h), or NULL. `cpu_p` runs processor-specific
      * calls (the local APIC, the TSC) on the benchmark's processor.
@@ -112,6 +118,24 @@ struct bench_context {
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;
+    /*
+     * Effective frequency of the base run and of the main run (power.h): with
+     * freq_check, bench_measure adds the APERF and MPERF deltas around each
+     * run's batch (warm-up and measurements) to [0] (base) and [1] (main),
+     * read on the benchmark's processor; the caller clears them.
+     */
+    bool freq_check;
+    uint64_t freq_aperf[2], freq_mperf[2];
+    /*
+     * NUMA (numa_srat.h): with `numa` set and numa_domain >= 0, the memory
+     * areas are allocated in that proximity domain's memory where the
+     * platform can place pages (alloc_data_range), and reallocated when the
+     * wanted domain changes. area_domain: where each area is (-1: anywhere);
+     * area_asked: the domain asked for when it was allocated.
+     */
+    const struct numa_map *numa;
+    int64_t numa_domain;
+    int64_t area_domain[AREA_COUNT], area_asked[AREA_COUNT];
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
     /*

@@ -7,6 +7,9 @@
  * flushed after every benchmark so nothing measured is lost.
  */
 #include "nb_main.h"
+#include "cet_guard.h"
+#include "cpu_topology.h"
+#include "numa_srat.h"
 #include "bench_calibrate.h"
 #include "bench_counters.h"
 #include "bench_options.h"
@@ -63,12 +66,80 @@ struct run_state {
     char bench_pmu_config[96];
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
     bool calibrated;              /* -calibrate ran in this boot */
+    bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
+    struct topo topo;             /* SMT siblings of every logical processor (cpu_topology.h) */
+    struct numa_map numa;         /* the ACPI SRAT (numa_srat.h), when numa_ok */
+    bool numa_ok;
     /* The last code file read (load_code): every benchmark's code is a slice of one file. */
     char code_file[PATH_MAX_LEN];
     void *code_data;
     size_t code_size;
     bool code_cached;
 };
+
+static void emit_line(void *arg, const char *line)
+{
+    report_line(arg, "%s", line);
+}
+
+/* The proximity domain of firmware processor `cpu` (-1: the boot processor), or -1 when not known. */
+static int64_t numa_domain_for(const struct run_state *s, int64_t cpu)
+{
+    unsigned c = cpu >= 0 ? (unsigned)cpu : s->topo.boot;
+    uint32_t d;
+    if (!s->numa_ok || c >= s->topo.n || !s->topo.cpu[c].known ||
+        !numa_domain_of(&s->numa, s->topo.cpu[c].x2apic_id, &d))
+        return -1;
+    return d;
+}
+
+/*
+ * The SRAT's proximity domains, with their processors (firmware numbers, by the
+ * x2APIC IDs of cpu_topology.h) and memory; nothing without an SRAT.
+ */
+static void describe_numa(struct run_state *s)
+{
+    size_t len = 0;
+    char why[80];
+    const void *srat = s->p->acpi_table ? s->p->acpi_table(s->p->ctx, "SRAT", &len) : NULL;
+    s->numa_ok = srat && numa_parse_srat(srat, len, &s->numa, why, sizeof(why)) && s->numa.n_domains;
+    if (!srat)
+        return;
+    if (!s->numa_ok) {
+        report_line(&s->report, "numa: ACPI SRAT not used (%s); memory areas come from anywhere", why);
+        return;
+    }
+    static uint32_t domains[NUMA_MAX_RANGES];
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->numa.n_cpus + s->numa.n_ranges && n < NUMA_MAX_RANGES; i++) {
+        uint32_t d = i < s->numa.n_cpus ? s->numa.cpu[i].domain : s->numa.range[i - s->numa.n_cpus].domain;
+        bool seen = false;
+        for (unsigned k = 0; k < n && !seen; k++)
+            seen = domains[k] == d;
+        if (!seen)
+            domains[n++] = d;
+    }
+    char line[480];
+    size_t at = nb_snprintf(line, sizeof(line), "numa: %u proximity domain%s (ACPI SRAT):", n, n == 1 ? "" : "s");
+    for (unsigned k = 0; k < n && at < sizeof(line); k++) {
+        at += nb_snprintf(line + at, sizeof(line) - at, "%s domain %u: processors", k ? ";" : "", domains[k]);
+        unsigned listed = 0;
+        for (unsigned c = 0; c < s->topo.n && at < sizeof(line); c++) {
+            if (numa_domain_for(s, c) == (int64_t)domains[k]) {
+                at += nb_snprintf(line + at, sizeof(line) - at, " %u", c);
+                listed++;
+            }
+        }
+        if (!listed && at < sizeof(line))
+            at += nb_snprintf(line + at, sizeof(line) - at, " none");
+        if (at < sizeof(line))
+            at += nb_snprintf(line + at, sizeof(line) - at, ", %llu MiB",
+                              (unsigned long long)(numa_domain_memory(&s->numa, domains[k]) >> 20));
+    }
+    report_line(&s->report, "%s", line);
+    report_line(&s->report, "numa: memory areas are allocated in the domain of the benchmark's processor "
+                            "(the boot processor: domain %lld)", (long long)numa_domain_for(s, -1));
+}
 
 static void print_fingerprint(struct run_state *s)
 {
@@ -93,13 +164,19 @@ static void print_fingerprint(struct run_state *s)
     /* The first boot of a run reported the platform already (the rows are in the CSV). */
     if (!s->resumed)
         platform_report(&s->report, s->p, &m);
+    char line[300];
+    s->cet = cet_enabled(s->p, line, sizeof(line));
+    if (s->cet)
+        report_line(&s->report, "%s", line);
     xsave_session_begin(&s->xsave, s->p);
-    char line[200];
     xsave_describe(&s->xsave, s->p->ring0, line, sizeof(line));
     report_line(&s->report, "%s", line);
     lfence_session_begin(&s->lfence, s->p, &m);
     lfence_describe(&s->lfence, line, sizeof(line));
     report_line(&s->report, "%s", line);
+    topo_survey(s->p, &s->topo);
+    topo_describe(&s->topo, emit_line, &s->report);
+    describe_numa(s);
     counters_init(&s->counters, s->p, &m, &s->report);
     cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
@@ -273,6 +350,11 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
     report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
                 regs[1] >> 24, n_cpus);
+    if (topo_boot_sibling(&s->topo, (unsigned)o->cpu))
+        report_line(&s->report, "processor: %lld is the boot processor's SMT sibling (core %u.%u): the "
+                                "boot processor, waiting for it, shares that core's execution units "
+                                "and caches", (long long)o->cpu,
+                    s->topo.cpu[o->cpu].package, s->topo.cpu[o->cpu].core);
     bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
     struct counter_env *counters = here ? &s->counters : &env;
     uint64_t saved_xsave_mask = s->bench.xsave_mask;
@@ -323,10 +405,18 @@ static void report_areas(struct run_state *s, const struct bench_options *o)
     static const char *const regs[AREA_COUNT] = { "R14", "RDI", "RSI", "RBP", "RSP" };
     for (int a = 0; a < AREA_COUNT; a++)
         if (o->area_size[a])
-            report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx)", regs[a],
+        {
+            char node[80] = "";
+            if (s->bench.numa && s->bench.area_domain[a] >= 0)
+                nb_snprintf(node, sizeof(node), ", proximity domain %lld", (long long)s->bench.area_domain[a]);
+            else if (s->bench.numa)
+                nb_snprintf(node, sizeof(node), ", NOT in proximity domain %lld (no free block there)",
+                            (long long)s->bench.numa_domain);
+            report_line(&s->report, "verbose: %s area 0x%llx, %llu bytes (%s at 0x%llx%s)", regs[a],
                     (unsigned long long)(uintptr_t)s->bench.areas[a],
                     (unsigned long long)s->bench.area_size[a], regs[a],
-                    (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2));
+                    (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2), node);
+        }
 }
 
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
@@ -336,6 +426,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
     struct bench_options o;
     if (e->error) {
         report_error(&s->report, "suite line %u: %s", e->line, e->error);
+    } else if (s->cet) {
+        report_error(&s->report, "%s", CET_REFUSED);
     } else if (parse_entry_options(s, e, &o)) {
         if (o.lava_results)
             report_lava_begin(&s->report, o.no_normalization ? "" : "/rep");
@@ -346,6 +438,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                     s->counters.default_config);
         if (o.finish_set)
             s->finish = o.finish;
+        s->bench.numa_domain = numa_domain_for(s, o.cpu); /* before -calibrate's areas too */
         struct bench_code code;
         char why[160];
         /*
@@ -581,6 +674,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.catch_faults = p->ring0;
         s.bench.cpu_p = p;
         s.bench.tsc_hz = s.tsc_hz;
+        s.bench.numa = s.numa_ok ? &s.numa : NULL; /* areas in the benchmark processor's domain */
         s.bench.xsave_mask = s.xsave.xcr0;
         s.bench.xsave_size = s.xsave.area_size;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;

@@ -189,6 +189,15 @@ struct nb_platform {
     void (*halt_until_interrupt)(void *ctx);
     /* Fills what the firmware knows (NULL on platforms that know nothing). */
     void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
+    /*
+     * NUMA (kernel/numa_srat.h); NULL where the platform cannot. acpi_table:
+     * the first ACPI table with this 4-character signature, header included,
+     * and its length (NULL: none). alloc_data_range: zeroed pages wholly inside
+     * the physical range [lo, hi) (identity-mapped), freed with free_mem; NULL
+     * when none is free there.
+     */
+    const void *(*acpi_table)(void *ctx, const char *signature, size_t *len);
+    void *(*alloc_data_range)(void *ctx, size_t size, uint64_t lo, uint64_t hi);
     /* What to do when the suite has ended. Does not return on success. */
     void (*finish)(void *ctx, enum nb_finish_action action);
 };

@@ -18,6 +18,8 @@
 #include "nb_platform.h"
 #include "pmu_event.h"
 
+struct pmu_ctr_rules;
+
 #define PMU_MAX_GP 16
 #define PMU_MAX_FIXED 4
 /* The fixed counters -fixed_counters reads: 0-2 (Intel INST_RETIRED.ANY, CPU_CLK_UNHALTED.THREAD, .REF_TSC). */
@@ -60,6 +62,12 @@ struct pmu_desc {
      * set (pmu_msrs.h TFA_COUNTER).
      */
     uint32_t gp_withheld;
+    /*
+     * The vendor's counter restrictions of this core (pmu_ctr_rules.h), applied
+     * to every event the config parser reads; NULL: none known (a model without
+     * a cpu_map.txt line, or no ctr_<NAME>.txt on the image).
+     */
+    const struct pmu_ctr_rules *ctr_rules;
 };
 
 /* One MSR write the processor rejected (#GP). */

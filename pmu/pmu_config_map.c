@@ -34,8 +34,10 @@ enum config_match pmu_config_map_choose(const char *text, size_t len, enum cpu_v
     const char *want = vendor == VENDOR_INTEL ? "intel" : vendor == VENDOR_AMD ? "amd" : NULL;
     const char *s = text, *end = text + len;
     enum config_match match = CONFIG_MATCH_NONE;
-    int64_t best_dist = -1;
 
+    out->path[0] = out->prefix[0] = '\0';
+    out->model = 0;
+    out->ecore = false;
     while (want && s < end) {
         const char *line_end = s;
         while (line_end < end && *line_end != '\n')
@@ -47,19 +49,16 @@ enum config_match pmu_config_map_choose(const char *text, size_t len, enum cpu_v
         if (n < 4 || nb_strcmp(w[0], want) != 0 || !nb_parse_i64(w[1], &f) ||
             !nb_parse_i64(w[2], &m) || f != (int64_t)family)
             continue;
-        int64_t dist = m > (int64_t)model ? m - (int64_t)model : (int64_t)model - m;
-        /* Nearer wins; on a tie the higher model (newer) wins. */
-        if (best_dist >= 0 && (dist > best_dist || (dist == best_dist && m < (int64_t)out->model)))
+        match = CONFIG_MATCH_UNKNOWN_MODEL;
+        if (m != (int64_t)model)
             continue;
         bool ecore = n >= 5 && core_type == HYBRID_CORE_ATOM;
-        nb_snprintf(out->path, sizeof(out->path), "configs/cfg_%s_common.txt",
-                    ecore ? w[4] : w[3]);
+        const char *prefix = ecore ? w[4] : w[3];
+        nb_snprintf(out->path, sizeof(out->path), "configs/cfg_%s_common.txt", prefix);
+        nb_snprintf(out->prefix, sizeof(out->prefix), "%s", prefix);
         out->model = (uint32_t)m;
         out->ecore = ecore;
-        best_dist = dist;
-        match = dist == 0 ? CONFIG_MATCH_EXACT : CONFIG_MATCH_CLOSEST;
-        if (dist == 0)
-            break;
+        return CONFIG_MATCH_EXACT;
     }
     return match;
 }

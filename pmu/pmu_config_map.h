@@ -8,10 +8,11 @@
  * parts the second prefix is used on E-cores (CPUID.1AH core type 20H).
  * '#' starts a comment line.
  *
- * A model the map does not list, of a family it does list, gets the config of the
- * nearest listed model number of that family (ties: the higher, newer one): Intel and
- * AMD number models within a family roughly in release order, so that is usually the
- * same or an adjacent core generation. The caller says so with a warning.
+ * Only the processor's own line counts: a model the map does not list gets no
+ * config, even when its family is listed. Intel model numbers are not ordered
+ * by microarchitecture (Panther Lake 0xCC and Clearwater Forest 0xDD sit next
+ * to Emerald Rapids 0xCF), so a neighbour's events would give plausible, wrong
+ * numbers; the caller measures the architectural events instead and says so.
  */
 #ifndef PMU_CONFIG_MAP_H
 #define PMU_CONFIG_MAP_H
@@ -30,14 +31,15 @@ bool pmu_config_map_lookup(const char *text, size_t len, enum cpu_vendor vendor,
                            uint32_t model, unsigned core_type, char *out, size_t cap);
 
 enum config_match {
-    CONFIG_MATCH_NONE,    /* no line of this vendor and family */
-    CONFIG_MATCH_EXACT,   /* the processor's own line */
-    CONFIG_MATCH_CLOSEST, /* the nearest listed model of the same family */
+    CONFIG_MATCH_NONE,          /* no line of this vendor and family */
+    CONFIG_MATCH_EXACT,         /* the processor's own line */
+    CONFIG_MATCH_UNKNOWN_MODEL, /* the family is listed, this model is not: no config */
 };
 
 struct config_choice {
-    char path[96];  /* "configs/cfg_PREFIX_common.txt" */
-    uint32_t model; /* the model of the line that chose it */
+    char path[96];   /* "configs/cfg_PREFIX_common.txt"; "" without an exact line */
+    char prefix[48]; /* PREFIX (the E-core one on E-cores); "" without an exact line */
+    uint32_t model;  /* the model of the line that chose it */
     bool ecore;     /* the line's E-core prefix was taken */
 };
 

@@ -5,6 +5,7 @@
 #include "config_lines.h"
 #include "nb_text.h"
 #include "pmu.h"
+#include "pmu_ctr_rules.h"
 #include "pmu_msrs.h"
 
 
@@ -87,19 +88,13 @@ static bool parse_counter(const char *s, const char *end, unsigned *out)
     return true;
 }
 
-/*
- * `.CTR=` (pmu_event.h): "n" pins the event to counter n; "a-b" and "a,b,..."
- * (mixed) are the set of counters the event may use, cut to those that exist.
- */
-static bool parse_ctr(struct line_parser *lp, const char *text, uint32_t avail, struct pmu_event *ev)
+bool pmu_counter_set_parse(const char *text, uint32_t *out, bool *single_out)
 {
-    char have[64], what[128];
     uint32_t mask = 0;
     bool single = true;
     const char *s = text;
-    pmu_counter_set_format(avail, have, sizeof(have));
     if (!*s)
-        return bad(lp, "%s", ".CTR= has an empty counter set");
+        return false;
     while (*s) {
         const char *end = s;
         while (*end && *end != ',')
@@ -110,26 +105,42 @@ static bool parse_ctr(struct line_parser *lp, const char *text, uint32_t avail, 
         unsigned lo, hi;
         if (dash == end) {
             if (!parse_counter(s, end, &lo))
-                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
-                           text);
+                return false;
             hi = lo;
         } else {
             single = false;
             if (!parse_counter(s, dash, &lo) || !parse_counter(dash + 1, end, &hi) || lo > hi)
-                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
-                           text);
+                return false;
         }
         for (unsigned c = lo; c <= hi; c++)
             mask |= 1u << c;
         if (*end == ',') {
             single = false;
             if (!end[1])
-                return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)",
-                           text);
+                return false;
             end++;
         }
         s = end;
     }
+    *out = mask;
+    *single_out = single;
+    return true;
+}
+
+/*
+ * `.CTR=` (pmu_event.h): "n" pins the event to counter n; "a-b" and "a,b,..."
+ * (mixed) are the set of counters the event may use, cut to those that exist.
+ */
+static bool parse_ctr(struct line_parser *lp, const char *text, uint32_t avail, struct pmu_event *ev)
+{
+    char have[64], what[128];
+    uint32_t mask = 0;
+    bool single = true;
+    pmu_counter_set_format(avail, have, sizeof(have));
+    if (!*text)
+        return bad(lp, "%s", ".CTR= has an empty counter set");
+    if (!pmu_counter_set_parse(text, &mask, &single))
+        return bad(lp, "bad counter set '.CTR=%s' (n, a-b or a,b,... with counters 0..31)", text);
     if (single) {
         unsigned c = 0;
         while (!(mask & (1u << c)))
@@ -244,6 +255,37 @@ static bool parse_topdown(struct line_parser *lp, const struct pmu_desc *d, stru
     return true;
 }
 
+/*
+ * The vendor's restriction for this event on this core (pmu_ctr_rules.h),
+ * whatever file it comes from: without `.CTR=` it takes the restricted set,
+ * with one the intersection. An event none of whose allowed counters is
+ * left is refused with the line.
+ */
+static bool apply_rules(struct line_parser *lp, const struct pmu_desc *d, struct pmu_event *ev,
+                        const char *event, const char *umask)
+{
+    uint32_t allowed = pmu_ctr_rules_lookup(d->ctr_rules, ev);
+    uint32_t avail = pmu_gp_mask(d);
+    if (allowed == PMU_CTR_ALL || (allowed & avail) == avail)
+        return true;
+    uint32_t want = ev->ctr_mask ? ev->ctr_mask : avail;
+    char set[64], what[160], asked[64];
+    pmu_counter_set_format(allowed, set, sizeof(set));
+    if (!(want & allowed & avail)) {
+        if (ev->ctr_mask) {
+            pmu_counter_set_format(ev->ctr_mask, asked, sizeof(asked));
+            nb_snprintf(what, sizeof(what), ".CTR=%s: this processor counts %s.%s only on "
+                        "counters %s (%s)", asked, event, umask, set, d->ctr_rules->path);
+        } else {
+            nb_snprintf(what, sizeof(what), "this processor counts %s.%s only on counters %s "
+                        "(%s), none of which is here", event, umask, set, d->ctr_rules->path);
+        }
+        return bad(lp, "%s", what);
+    }
+    ev->ctr_mask = want & allowed & avail;
+    return true;
+}
+
 /* One config line (already trimmed, not a comment). */
 static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d,
                        struct pmu_event *ev)
@@ -306,7 +348,7 @@ static bool parse_line(struct line_parser *lp, char *s, const struct pmu_desc *d
             return false;
     }
     ev->merge = vendor == VENDOR_AMD && d->family >= AMD_MERGE_MIN_FAMILY && ev->event == AMD_FLOPS_EVENT;
-    return true;
+    return apply_rules(lp, d, ev, fields[0], fields[1]);
 }
 
 struct event_parse {

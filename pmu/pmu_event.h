@@ -90,6 +90,12 @@ typedef void (*pmu_config_error_fn)(void *arg, unsigned line, const char *messag
 
 struct pmu_desc;
 
+/*
+ * Reads a counter set as `.CTR=` spells it ("2", "0-3", "0,1", "0-1,4"; counters
+ * 0..31) into *mask; *single when it is one number. False when malformed.
+ */
+bool pmu_counter_set_parse(const char *text, uint32_t *mask, bool *single);
+
 /* Writes a counter set as the config format spells it ("0-3", "0,2,4-5"); returns the length. */
 size_t pmu_counter_set_format(uint32_t mask, char *out, size_t cap);
 

@@ -3,6 +3,7 @@
  */
 #include "pmu_msr_config.h"
 #include "config_lines.h"
+#include "msr_names.h"
 #include "nb_text.h"
 
 
@@ -35,6 +36,58 @@ static bool parse_msr_name(struct msr_line *ml, char *text, uint32_t *msr)
         return bad(ml, "bad MSR address in '%s' (hex)", text);
     *msr = (uint32_t)v;
     return true;
+}
+
+unsigned msr_counter_width(uint32_t msr)
+{
+    switch (msr) {
+    case MSR_PKG_ENERGY_STATUS:
+    case MSR_DRAM_ENERGY_STATUS:
+    case MSR_PP0_ENERGY_STATUS:
+    case MSR_PP1_ENERGY_STATUS:
+    case MSR_PLATFORM_ENERGY_STATUS:
+    case MSR_AMD_CORE_ENERGY_STAT:
+    case MSR_AMD_PKG_ENERGY_STAT:
+        return RAPL_ENERGY_BITS;
+    case MSR_UNC_ARB_PERFCTR0:
+    case MSR_UNC_ARB_PERFCTR0 + 1:
+        return UNC_CTR_BITS;
+    case MSR_UNC_PERF_FIXED_CTR:
+        return UNC_FIXED_CTR_BITS;
+    default:
+        break;
+    }
+    for (uint32_t box = 0; box < MSR_UNC_CBO_BOXES; box++) {
+        uint32_t ctr0 = MSR_UNC_CBO_0_PERFCTR0 + box * MSR_UNC_CBO_STRIDE;
+        if (msr == ctr0 || msr == ctr0 + 1)
+            return UNC_CTR_BITS;
+    }
+    if (msr >= MSR_AMD_L3_PERF_CTR0 && msr < MSR_AMD_L3_PERF_CTR0 + 2 * AMD_L3_COUNTERS &&
+        (msr - MSR_AMD_L3_PERF_CTR0) % 2 == 0)
+        return AMD_L3_CTR_BITS;
+    return 0;
+}
+
+/* "msr_ADDR:BITS": the read MSR with a counter width; without ":" the known width. */
+static bool parse_read_msr(struct msr_line *ml, char *text, struct msr_event *ev)
+{
+    char *colon = text;
+    while (*colon && *colon != ':')
+        colon++;
+    if (!*colon) {
+        if (!parse_msr_name(ml, text, &ev->read_msr))
+            return false;
+        ev->width = msr_counter_width(ev->read_msr);
+        return true;
+    }
+    int64_t bits;
+    *colon = '\0';
+    if (!nb_parse_i64(colon + 1, &bits) || bits < 1 || bits > 64) {
+        *colon = ':';
+        return bad(ml, "bad counter width in '%s' (1..64 bits)", text);
+    }
+    ev->width = (unsigned)bits;
+    return parse_msr_name(ml, text, &ev->read_msr);
 }
 
 static bool parse_writes(struct msr_line *ml, char *spec, struct msr_event *ev)
@@ -114,7 +167,7 @@ static bool parse_line(struct msr_line *ml, char *s, struct msr_event *ev)
     nb_memcpy(ev->name, name, nb_strlen(name) + 1);
     if (n == 3 && !parse_writes(ml, words[0], ev))
         return false;
-    return parse_msr_name(ml, words[n - 2], &ev->read_msr);
+    return parse_read_msr(ml, words[n - 2], ev);
 }
 
 struct msr_parse {

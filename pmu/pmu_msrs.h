@@ -160,6 +160,13 @@
 #define AMD_PERF_CTL_MERGE_ENABLE ((0xFull << AMD_PERF_CTL_EVENT_HI_SHIFT) | 0xFFull | AMD_PERF_CTL_EN)
 #define AMD_FLOPS_EVENT 0x003u
 #define AMD_MERGE_MIN_FAMILY 0x17u
+/*
+ * PMCx02B, SMIs received (PPR for AMD family 17h and later, "LsSmiRx"; Linux
+ * pmu-events amdzen1..5 ls_smi_rx, event 0x2b): AMD has no MSR_SMI_COUNT, so
+ * the image counts SMIs on a counter a group leaves free.
+ */
+#define AMD_SMI_RX_EVENT 0x02Bu
+#define AMD_SMI_RX_MIN_FAMILY 0x17u
 #define AMD_MERGED_WIDTH 64
 
 #define AMD_LEGACY_COUNTERS 4

@@ -40,6 +40,12 @@ struct pmu_group {
     unsigned counter[PMU_MAX_GP];      /* counter of each event */
     bool alone;                        /* holds a .TakenAlone event */
     /*
+     * AMD SMI count (pmu_msrs.h AMD_SMI_RX_EVENT): set by the caller, not the
+     * scheduler, on a counter the group leaves free; programmed with the group.
+     */
+    bool smi;
+    unsigned smi_counter;
+    /*
      * Top-down pseudo events (pmu_event.h: TOPDOWN.SLOTS, IA32_PERF_METRICS
      * fields), counted by fixed counter 3 and read from one snapshot: all of
      * a config's go into one group (the first without a .TakenAlone event).

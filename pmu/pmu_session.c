@@ -156,6 +156,8 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
     uint32_t group_counters = 0;
     for (unsigned k = 0; g && k < g->n; k++)
         group_counters |= (events[g->event_index[k]].merge ? 3u : 1u) << g->counter[k];
+    if (g && g->smi)
+        group_counters |= 1u << g->smi_counter;
     for (unsigned i = 0; i < PMU_MAX_GP; i++) {
         if ((pmu_gp_mask(d) & (1u << i)) && !(group_counters & (1u << i)))
             off(s, ops->ctl_msr(d, i));
@@ -208,6 +210,21 @@ bool pmu_program_group(struct pmu_session *s, const struct pmu_event *events,
             continue;
         }
         used |= 1u << c;
+    }
+    if (g && g->smi) {
+        /* SMIs received, counted from 0 in all rings like the group's events. */
+        static const struct pmu_event smi_rx = { .name = "SMI_RECEIVED", .event = AMD_SMI_RX_EVENT,
+                                                 .ctr = -1 };
+        uint32_t ctl = ops->ctl_msr(d, g->smi_counter);
+        struct pmu_write_fault fault;
+        off(s, ctl);
+        if (wrmsr(s, ops->ctr_msr(d, g->smi_counter), 0, &fault) &&
+            wrmsr(s, ctl, ops->encode(&smi_rx), &fault))
+            used |= 1u << g->smi_counter;
+        else {
+            off(s, ctl);
+            res->smi_failed = true;
+        }
     }
     /*
      * Fixed counters that cannot be switched off do no harm when they are

@@ -35,6 +35,8 @@ struct pmu_program_result {
      * fixed-counter write as fixed_fault): the top-down events are not read.
      */
     bool topdown_failed;
+    /* The group's SMI counter (pmu_group.smi) could not be programmed: no SMI check for it. */
+    bool smi_failed;
     /* The value the group's IA32_PERF_GLOBAL_CTRL / PerfCntrGlobalCtl write enabled (0: none). */
     uint64_t global_value;
     /* Per slot k of the group: its control, counter or auxiliary MSR write faulted. */

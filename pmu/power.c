@@ -13,15 +13,6 @@
 /* CPUID.8000_0007H:EDX[9] Core Performance Boost (AMD APM vol. 3 E.4.6). */
 #define CPUID_80000007_EDX_CPB (1u << 9)
 
-/* IA32_MISC_ENABLE bit 38: Turbo Mode Disable (SDM vol. 4 table 2-2). */
-#define MSR_IA32_MISC_ENABLE 0x1A0u
-#define MISC_ENABLE_TURBO_DISABLE (1ull << 38)
-/* IA32_PM_ENABLE bit 0: HWP enabled (SDM vol. 3B 15.4.2). */
-#define MSR_IA32_PM_ENABLE 0x770u
-#define PM_ENABLE_HWP (1ull << 0)
-/* AMD HWCR bit 25: CpbDis, boost disabled (APM vol. 2 / PPR MSRC001_0015). */
-#define MSR_AMD_HWCR 0xC0010015u
-#define HWCR_CPB_DISABLE (1ull << 25)
 
 const char *tristate_name(enum tristate t)
 {

@@ -11,7 +11,9 @@
 #include "nb_text.h"
 #include "pmu.h"
 #include "pmu_arch_events.h"
+#include "freq_pin.h"
 #include "pmu_config_map.h"
+#include "pmu_ctr_rules.h"
 #include "pmu_models.h"
 #include "pmu_msr_config.h"
 #include "pmu_msrs.h"
@@ -222,16 +224,16 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
     enum config_match match = map ? pmu_config_map_choose(map, map_len, d->vendor, d->family,
                                                           d->model, d->core_type, &choice)
                                   : CONFIG_MATCH_NONE;
-    if (match != CONFIG_MATCH_NONE) {
+    if (match == CONFIG_MATCH_EXACT) {
         snprintf(dc->rel, sizeof(dc->rel), "%s", choice.path);
         dc->name = host_path_join(root, choice.path);
         dc->text = host_read_file(dc->name, &dc->len);
     }
     /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
-    if (match == CONFIG_MATCH_CLOSEST)
-        fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt; "
-                "using the table of the closest listed model, 0x%x\n", d->family, d->model,
-                choice.model);
+    if (match == CONFIG_MATCH_UNKNOWN_MODEL)
+        fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt: "
+                "measuring the architectural events only (CPUID.0AH); pass this processor's "
+                "events with -config FILE\n", d->family, d->model);
     free(map);
     free(map_path);
     if (!dc->text) {
@@ -239,6 +241,39 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
         dc->name = NULL;
         dc->len = pmu_arch_events_for(d, dc->arch, sizeof(dc->arch));
     }
+}
+
+static void ctr_rules_error(void *arg, unsigned line, const char *message)
+{
+    fprintf(stderr, "nanobench: %s line %u: %s (rule skipped)\n", (const char *)arg, line, message);
+}
+
+/*
+ * The counter restrictions the image would apply on this model (pmu_ctr_rules.h):
+ * configs/ctr_<NAME>.txt of its cpu_map.txt line, for every config of the plan.
+ */
+static void load_ctr_rules(struct pmu_desc *d, struct pmu_ctr_rules *rules)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    char *map_path = host_path_join(root, "configs/cpu_map.txt");
+    size_t map_len, len;
+    char *map = host_read_file(map_path, &map_len);
+    struct config_choice choice;
+    if (map && pmu_config_map_choose(map, map_len, d->vendor, d->family, d->model, d->core_type,
+                                     &choice) == CONFIG_MATCH_EXACT) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "configs/ctr_%s.txt", choice.prefix);
+        char *path = host_path_join(root, rel);
+        char *text = host_read_file(path, &len);
+        if (text) {
+            pmu_ctr_rules_parse(text, len, d->vendor, rel, rules, ctr_rules_error, rel);
+            d->ctr_rules = rules;
+        }
+        free(text);
+        free(path);
+    }
+    free(map);
+    free(map_path);
 }
 
 static void metric_error(void *arg, const char *message)
@@ -417,6 +452,8 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         d.gp_mask = pmu_low_bits(n_gp_override);
     }
     pc.printing = true;
+    static struct pmu_ctr_rules ctr_rules;
+    load_ctr_rules(&d, &ctr_rules);
 
     struct default_config dc = { 0 };
     bool needs_default = false;
@@ -442,6 +479,18 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         const char *config_name = b->config ? b->config_name : default_name;
         if (suite)
             printf("[%s]\n# config %s\n", b->name, config_name);
+        if (b->o->freq_base) {
+            /* -freq base (pmu/freq_pin.h): the writes depend on MSR values -plan does not have. */
+            char text[600];
+            freq_pin_describe(d.vendor, text, sizeof(text));
+            printf("# -freq base:\n");
+            for (const char *line = text; *line;) {
+                const char *nl = strchr(line, '\n');
+                int len = nl ? (int)(nl - line) : (int)strlen(line);
+                printf("#   %.*s\n", len, line);
+                line += len + (nl ? 1 : 0);
+            }
+        }
         plan_groups(&session, &d, b->o, config, config_len, config_name, &dc);
         if (b->msr_config)
             plan_msr_config(b->msr_config, b->msr_config_len, b->msr_config_name);

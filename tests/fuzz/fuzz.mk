@@ -30,7 +30,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra \
                 -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
 
-FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file \
+FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file fuzz_ctr_rules \
                 fuzz_mica_trace fuzz_mica_itypes
 
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it

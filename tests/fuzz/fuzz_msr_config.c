@@ -44,6 +44,7 @@ static void check_events(const struct msr_event *ev, size_t n, unsigned n_lines)
         for (size_t k = 0; k < len; k++)
             FUZZ_CHECK(e->name[k] != ' ' && e->name[k] != '\t' && e->name[k] != '\n');
         FUZZ_CHECK(e->n_writes <= MSR_EVENT_MAX_WRITES);
+        FUZZ_CHECK(e->width <= 64);
         FUZZ_CHECK(e->line > last_line && e->line <= n_lines);
         last_line = e->line;
     }

@@ -1474,6 +1474,7 @@ run_test serial_log_of_several_runs test_serial_log_of_several_runs
 source "$ROOT/tests/qemu/kvm_tests.sh"
 source "$ROOT/tests/qemu/secure_boot_tests.sh"
 source "$ROOT/tests/qemu/lava_tests.sh"
+source "$ROOT/tests/qemu/never_guess_tests.sh"
 
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

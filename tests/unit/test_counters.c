@@ -31,6 +31,7 @@ static void skylake(struct host_platform *h, uint32_t core_type)
     h->on_msr_write = counting_pmc;
     host_fs_add_text(h, "nanobench/configs/cpu_map.txt",
                      "# test map\nintel 6 0x55 Skylake\namd 0x19 0x21 Zen3\n");
+    host_fs_add_text(h, "nanobench/configs/ctr_Skylake.txt", "# restrictions\nD1 0-3\nC0.01 1\n");
 }
 
 /* What nb_run_image does first: identify the machine, then bring up the counters. */
@@ -54,7 +55,10 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
                                 "smi: not checked (the code does not run in ring 0)\n"
                                 "pmu: intel, 4 general-purpose counters (48 bits), 3 fixed; probe ok\n"
                                 "pmu: default config configs/cfg_Skylake_common.txt\n"
-                                "pmu: chosen by cpu_map.txt: intel family 0x6 model 0x55\n");
+                                "pmu: chosen by cpu_map.txt: intel family 0x6 model 0x55\n"
+                                "pmu: counter restrictions: configs/ctr_Skylake.txt (2 rules), "
+                                "for every config\n");
+    CHECK(env.desc.ctr_rules == env.ctr_rules);
     /* Programming a group changes the global control; finishing puts it back. */
     pmu_program_group(&env.session, NULL, NULL, true);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
@@ -63,18 +67,51 @@ NB_TEST(counters_init_probes_and_picks_the_default_config)
     host_platform_free(&h);
 }
 
-NB_TEST(counters_init_unknown_model_takes_the_closest_known_with_a_warning)
+NB_TEST(counters_init_unknown_model_gets_the_architectural_events_and_one_line)
 {
     struct host_platform h;
     skylake(&h, 0);
-    host_cpuid_set(&h, 1, 0, 0x000A0671, 0, 0, 1u << 4); /* family 6 model 0xA7: not in the map */
+    host_cpuid_set(&h, 1, 0, 0x000C06C1, 0, 0, 1u << 4); /* family 6 model 0xCC: not in the map */
     struct report r;
     struct counter_env env;
     bring_up(&h, &r, &env);
     CHECK(strstr(host_text(&h),
-                 "pmu: default config configs/cfg_Skylake_common.txt\n"
-                 "warning: pmu: family 0x6 model 0xa7 is not in cpu_map.txt; using the table of "
-                 "the closest listed model, 0x55: events may be missing or count differently\n"));
+                 "pmu: default config built-in architectural events\n"
+                 "warning: pmu: intel family 0x6 model 0xcc is not in cpu_map.txt: measuring the "
+                 "architectural events only (CPUID.0AH); pass this processor's events with "
+                 "-config FILE\n"));
+    CHECK_EQ_STR(env.default_config, "");
+    counters_finish(&env);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_without_the_restrictions_file_says_so)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    host_fs_add_text(&h, "nanobench/configs/cpu_map.txt", "intel 6 0x55 SkylakeX\n");
+    struct report r;
+    struct counter_env env;
+    bring_up(&h, &r, &env);
+    CHECK(strstr(host_text(&h), "pmu: chosen by cpu_map.txt: intel family 0x6 model 0x55\n"
+                                "warning: pmu: no configs/ctr_SkylakeX.txt on the image: events are "
+                                "not held to the counters the vendor lists\n"));
+    CHECK(env.desc.ctr_rules == NULL);
+    counters_finish(&env);
+    host_platform_free(&h);
+}
+
+NB_TEST(counters_init_unknown_model_has_no_restrictions_and_says_so)
+{
+    struct host_platform h;
+    skylake(&h, 0);
+    host_cpuid_set(&h, 1, 0, 0x000C06C1, 0, 0, 1u << 4); /* family 6 model 0xCC */
+    struct report r;
+    struct counter_env env;
+    bring_up(&h, &r, &env);
+    CHECK(strstr(host_text(&h), "with -config FILE\n"
+                                "pmu: counter restrictions: none known for this model\n"));
+    CHECK(env.desc.ctr_rules == NULL);
     counters_finish(&env);
     host_platform_free(&h);
 }
@@ -102,7 +139,9 @@ NB_TEST(counters_init_unknown_family_uses_architectural_events)
     bring_up(&h, &r, &env);
     CHECK(strstr(host_text(&h), "pmu: default config built-in architectural events\n"
                                 "warning: pmu: no config for intel family 0x1a model 0x0 in "
-                                "cpu_map.txt (no model of that family is listed)\n"));
+                                "cpu_map.txt (no model of that family is listed): measuring the "
+                                "architectural events only (CPUID.0AH); pass this processor's "
+                                "events with -config FILE\n"));
     counters_finish(&env);
     host_platform_free(&h);
 }

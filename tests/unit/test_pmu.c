@@ -390,36 +390,43 @@ NB_TEST(pmu_config_map_lookup_by_model_and_core_type)
     CHECK(!pmu_config_map_lookup(map, strlen(map), VENDOR_INTEL, 6, 0x21, 0, out, sizeof(out)));
 }
 
-NB_TEST(pmu_config_map_choose_says_why_and_falls_back_to_the_closest_model)
+NB_TEST(pmu_config_map_choose_takes_the_exact_model_only)
 {
     const char *map = "intel 6 0x55 SkylakeX\n"
                       "intel 6 0x5E Skylake\n"
                       "intel 6 0x97 AlderLakeP AlderLakeE\n"
+                      "intel 6 0xCF EmeraldRapids\n"
                       "amd 0x19 0x21 Zen3\n";
     struct config_choice c;
-    /* Listed: exact, with the line's model. */
+    /* Listed: exact, with the line's model and prefix. */
     CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x5E, 0, &c),
                  CONFIG_MATCH_EXACT);
     CHECK_EQ_STR(c.path, "configs/cfg_Skylake_common.txt");
+    CHECK_EQ_STR(c.prefix, "Skylake");
     CHECK_EQ_U64(c.model, 0x5E);
     CHECK(!c.ecore);
-    /* 0x5A: 0x55 is 5 away, 0x5E 4 away: the nearer one. */
-    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x5A, 0, &c),
-                 CONFIG_MATCH_CLOSEST);
-    CHECK_EQ_STR(c.path, "configs/cfg_Skylake_common.txt");
-    CHECK_EQ_U64(c.model, 0x5E);
-    /* Hybrid lines keep the core-type rule: 0x9A is nearest 0x97, an E-core. */
-    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x9A, 0x20, &c),
-                 CONFIG_MATCH_CLOSEST);
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x97, 0x20, &c),
+                 CONFIG_MATCH_EXACT);
     CHECK_EQ_STR(c.path, "configs/cfg_AlderLakeE_common.txt");
-    CHECK_EQ_U64(c.model, 0x97);
+    CHECK_EQ_STR(c.prefix, "AlderLakeE");
     CHECK(c.ecore);
-    /* A tie goes to the higher (newer) model. */
-    const char *tie = "intel 6 0x10 Old\nintel 6 0x20 New\n";
-    CHECK_EQ_U64(pmu_config_map_choose(tie, strlen(tie), VENDOR_INTEL, 6, 0x18, 0, &c),
-                 CONFIG_MATCH_CLOSEST);
-    CHECK_EQ_STR(c.path, "configs/cfg_New_common.txt");
-    /* A family nobody listed: no config. */
+    /*
+     * Not listed, of a listed family: no config at all. Intel model numbers are not
+     * ordered by microarchitecture: Panther Lake (0xCC) and Clearwater Forest (0xDD)
+     * are next to Emerald Rapids (0xCF) and share none of its events.
+     */
+    c.path[0] = 'x';
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0xCC, 0, &c),
+                 CONFIG_MATCH_UNKNOWN_MODEL);
+    CHECK_EQ_STR(c.path, "");
+    CHECK_EQ_STR(c.prefix, "");
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0xDD, 0x20, &c),
+                 CONFIG_MATCH_UNKNOWN_MODEL);
+    CHECK_EQ_STR(c.path, "");
+    CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_INTEL, 6, 0x5A, 0, &c),
+                 CONFIG_MATCH_UNKNOWN_MODEL);
+    CHECK(!pmu_config_map_lookup(map, strlen(map), VENDOR_INTEL, 6, 0xCC, 0, c.path, sizeof(c.path)));
+    /* A family nobody listed: no config either. */
     CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_AMD, 0x1A, 0x21, 0, &c),
                  CONFIG_MATCH_NONE);
     CHECK_EQ_U64(pmu_config_map_choose(map, strlen(map), VENDOR_OTHER, 6, 0x5E, 0, &c),

@@ -22,6 +22,7 @@
 
 #include "gen_check.h"
 #include "gen_common.h"
+#include "gen_ctr.h"
 #include "gen_evtsel.h"
 #include "gen_msr.h"
 #include "gen_pfm.h"
@@ -294,7 +295,8 @@ static int generate(const struct target *t, const char *dir)
         snprintf(regen, sizeof(regen), "this PMU only: " GEN_TOOL_PATH " %s configs --prefix %s",
                  t->pmu.name, t->prefix);
         if (gen_tfam_write_common(t->prefix, t->prefix, &tt, GEN_TABLES_DIR, dir, source, regen,
-                                  &ncommon) != 0)
+                                  &ncommon) != 0 ||
+            gen_ctr_write(dir, t->prefix, t->pmu.vendor, t->pmu.num_cntrs, e, n, source) != 0)
             goto out;
     } else if (gen_write_config(dir, &out_spec, false, e, n, &ncommon) != 0) {
         goto out;
@@ -357,8 +359,8 @@ static int write_cpu_map(const char *dir)
             "# models 00-2F, 40-4F, 60-7F. Listed here are the shipping models inside the\n"
             "# Zen 2-4 ranges and every model of the Zen 5 ranges. Intel: every model that\n"
             "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file.\n"
-            "# A model not listed, of a listed family, gets the nearest listed model's\n"
-            "# config with a warning (pmu/pmu_config_map.h).\n");
+            "# A model not listed gets no config: the image measures the architectural\n"
+            "# events and says so (pmu/pmu_config_map.h).\n");
     for (size_t i = 0; i < NFAMILIES; i++) {
         const struct family *fam = &families[i];
         char vendor[16], famnum[16], models[256];

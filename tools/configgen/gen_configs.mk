@@ -18,7 +18,8 @@ GEN_CONFIGS_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Itools/configgen -Ipmu -Ilib
 GEN_CONFIGS_SRCS := tools/configgen/gen_configs.c tools/configgen/gen_evtsel.c tools/configgen/gen_pfm.c \
                     tools/configgen/gen_common.c tools/configgen/gen_verify.c tools/configgen/gen_selftest.c \
                     tools/configgen/gen_write.c tools/configgen/gen_table.c tools/configgen/gen_tfam.c \
-                    tools/configgen/gen_check.c tools/configgen/gen_msr.c pmu/pmu_config_map.c \
+                    tools/configgen/gen_check.c tools/configgen/gen_msr.c tools/configgen/gen_ctr.c \
+                    pmu/pmu_config_map.c \
                     pmu/pmu_msr_config.c pmu/config_lines.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
@@ -59,10 +60,10 @@ gen-configs-check: $(GEN_CONFIGS)
 	$(GEN_CONFIGS) verify "$$tmp"/cfg_*.txt "$$tmp"/cpu_map.txt >/dev/null && \
 	$(GEN_CONFIGS) check "$$tmp" && \
 	status=0 && \
-	for f in "$$tmp"/cfg_*.txt "$$tmp"/msr_*.txt "$$tmp"/cpu_map.txt; do \
+	for f in "$$tmp"/cfg_*.txt "$$tmp"/ctr_*.txt "$$tmp"/msr_*.txt "$$tmp"/cpu_map.txt; do \
 	  diff -u "$(GEN_CONFIGS_DIR)/$${f##*/}" "$$f" || status=1; \
 	done && \
-	for f in $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/msr_*.txt; do \
+	for f in $(GEN_CONFIGS_DIR)/cfg_*.txt $(GEN_CONFIGS_DIR)/ctr_*.txt $(GEN_CONFIGS_DIR)/msr_*.txt; do \
 	  test -e "$$tmp/$${f##*/}" || { echo "gen-configs-check: $$f is no longer generated"; status=1; }; \
 	done && \
 	if [ $$status -ne 0 ]; then \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gen_common.h"
+#include "gen_ctr.h"
 #include "gen_table.h"
 #include "gen_write.h"
 
@@ -187,7 +188,8 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
             goto out;
     }
     if (gen_tfam_write_common(fam->prefix, fam->prefix, &t, tables_dir, out_dir, source, regen,
-                              &ncommon) != 0)
+                              &ncommon) != 0 ||
+        gen_ctr_write(out_dir, fam->prefix, t.vendor, t.gp, t.e, t.n, source) != 0)
         goto out;
     if (fam->alias && gen_tfam_write_common(fam->alias, fam->prefix, &t, tables_dir, out_dir,
                                             source, regen, &ncommon) != 0)
