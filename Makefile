@@ -71,6 +71,7 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
+	tests/configgen/nanobench_common_test.sh
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
