@@ -1549,7 +1549,7 @@ NB_TEST(results_metrics_memory_nehalem_na)
                  "event configs (section 1a))\n"
                  "L2_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.L2_MISS or MEM_LOAD_UOPS_RETIRED.L1_MISS in this core's "
                  "event configs (section 1a))\n"
-                 "L3_MISS_RATIO: n/a (no MEM_LOAD_RETIRED.L2_MISS in this core's event configs (section 1a))\n"
+                 "L3_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.DRAM_HIT or MEM_LOAD_UOPS_RETIRED.L2_MISS in this core's event configs (section 1a))\n"
                  "LLC_MISS_RATIO: 0.25\nDTLB_WALKS_PKI: 10.00\n"
                  "LOAD_MISS_LATENCY: n/a (no L1D_PEND_MISS.PENDING or MEM_LOAD_COMPLETED.L1_MISS_ANY in this core's "
                  "event configs (section 1a))\n");

@@ -48,6 +48,24 @@ struct family {
 };
 
 /*
+ * Families nanoBench ships as cfg_<prefix>_all_core.txt + _all_offcore.txt although
+ * their tables have fewer than GEN_OFFCORE_SPLIT offcore events: written split too
+ * (besides the combined _all.txt), so that nanoBench's file names all exist.
+ */
+static const char *const split_families[] = {
+    "IvyBridge", "TigerLake", "MeteorLakeP_RedwoodCove", "MeteorLakeE_Crestmont",
+    "ArrowLakeP_LionCove", "ArrowLakeE_Skymont",
+};
+
+static bool split_family(const char *prefix)
+{
+    for (size_t i = 0; i < sizeof(split_families) / sizeof(split_families[0]); i++)
+        if (strcmp(split_families[i], prefix) == 0)
+            return true;
+    return false;
+}
+
+/*
  * Model numbers: Intel perfmon mapfile.csv (which event file serves which
  * GenuineIntel-FAMILY-MODEL, and on hybrid parts which core type) cross-checked with
  * Linux arch/x86/include/asm/intel-family.h; AMD: the Zen generation ranges in Linux
@@ -415,7 +433,8 @@ static int cmd_all(const char *dir)
     for (size_t i = 0; i < NFAMILIES; i++) {
         struct target t;
         if (families[i].table) {
-            struct gen_tfam tf = {families[i].prefix, families[i].table, families[i].alias};
+            struct gen_tfam tf = {families[i].prefix, families[i].table, families[i].alias,
+                                  split_family(families[i].prefix)};
             if (gen_tfam_generate(&tf, GEN_TABLES_DIR, dir) != 0)
                 failed = 1;
         } else if (!pfm_ready && (pfm_ready = gen_pfm_init() == 0 ? 1 : -1) < 0) {

@@ -592,9 +592,10 @@ class File:
     def __init__(self, prefix):
         self.prefix = prefix
         self.configs = ["cfg_%s_common.txt" % prefix]
-        for suffix in ("_all.txt", "_all_core.txt"):
+        for suffix in ("_all.txt", "_all_core.txt"):  # the combined file when there is one
             if os.path.exists(os.path.join(CONFIGS, "cfg_" + prefix + suffix)):
                 self.configs.append("cfg_" + prefix + suffix)
+                break
         self.vendor, self.events = None, set()
         for c in self.configs:
             v, ev = read_events(os.path.join(CONFIGS, c))
