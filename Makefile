@@ -72,6 +72,7 @@ test: deps all efi-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
 	tests/configgen/nanobench_common_test.sh
+	tests/configgen/perfmon_mapfile_test.py
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke

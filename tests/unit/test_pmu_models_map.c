@@ -36,6 +36,9 @@ static const struct expected_counters EXPECTED[] = {
     /* Skymont also has fixed counters 4-6; the image uses 0-3 (PMU_MAX_FIXED). */
     { "LunarLakeP_LionCove", 10, 4 }, { "LunarLakeE_Skymont", 8, 3 },
     { "ArrowLakeP_LionCove", 10, 4 }, { "ArrowLakeE_Skymont", 8, 3 },
+    { "GrandRidge", 8, 3 }, { "ClearwaterForest", 8, 3 }, { "PantherLakeP_CougarCove", 10, 4 },
+    { "PantherLakeE_Darkmont", 8, 3 }, { "NovaLakeP_CoyoteCove", 8, 4 },
+    { "NovaLakeE_ArcticWolf", 8, 3 },
     { "Zen", 6, 0 }, { "Zen2", 6, 0 }, { "Zen3", 6, 0 }, { "Zen4", 6, 0 }, { "Zen5", 6, 0 },
 };
 
