@@ -77,10 +77,11 @@
 /* Redwood Cove P-core: a Golden Cove successor, level-2 bytes as on ADL-P. */
 #define MTL(m) HYBRID_23H("Meteor Lake", m, 5, 0xFF, 0xF, 0xFF, 0x7, true)
 /*
- * Lion Cove P-core: METRICS-FACTS 2b lists the level-2 bytes for ADL-P and SPR
- * only and says nothing of Lion Cove's IA32_PERF_METRICS, so level 1 only.
+ * Lion Cove P-core: IA32_PERF_METRICS with the level-2 bytes. Intel's TMA metric
+ * files for Lunar Lake and Arrow Lake (intel/perfmon LNL/ARL metrics, TMA 5.1) read
+ * perf_metrics.heavy_operations, branch_mispredicts, fetch_latency and memory_bound.
  */
-#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77, false)
+#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77, true)
 /*
  * Panther Lake: Cougar Cove P-core (GP counters 0-9, fixed 0-3) and Darkmont E-core
  * (GP 0-7, fixed 0-2 and 4-6), the counters Intel's perfmon event files name

@@ -32,6 +32,15 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CONFIGS = os.path.join(ROOT, "configs")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tma_translate  # noqa: E402  (tools/configgen/tma_translate.py)
+
+# Intel's TMA metric files as data (tools/configgen/tma_table.py): where one exists for a
+# prefix, its top-down tree (levels 1 and 2) and its Info metrics are translated from it.
+TMA_DIR = os.path.join(CONFIGS, "tables", "tma")
+# Its Info metrics we print, as their own group (issue 20: DSB coverage, misses per
+# kilo-instruction; our L1D_MISS_RATIO ... of `memory` stay as they are).
+TMA_INFO_GROUP = "tma_info"
 
 # The hand-written config with the Ice Lake+ top-down pseudo events (configs/README.md
 # "Top-down pseudo events"); listed by the metric files of PERF_METRICS_PREFIXES.
@@ -51,6 +60,9 @@ TOPDOWN_CONFIG_L2 = "topdown_perf_metrics_l2.txt"
 # check). Not Ice/Tiger/Rocket Lake (four bytes only), not Lion Cove (2b does not say).
 PERF_METRICS_L2_PREFIXES = {
     "AlderLakeP", "SapphireRapids", "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove",
+    # Lion Cove: Intel's TMA files for Arrow/Lunar Lake read perf_metrics.fetch_latency,
+    # branch_mispredicts, heavy_operations, memory_bound (configs/tables/tma/*LionCove.json)
+    "ArrowLakeP_LionCove", "LunarLakeP_LionCove",
 }
 # The AMD level-2 event with a counter mask (1A0.01.CMSK=6, section 2c), hand-written: the
 # generated configs have no cmask variants. Listed by the files whose configs have event 1A0.
@@ -728,6 +740,81 @@ class File:
         self.groups[group] = list(names)
         return True
 
+    def tma(self):
+        """The translator of this prefix's TMA file, or None."""
+        path = os.path.join(TMA_DIR, self.prefix + ".json")
+        if self.vendor != "intel" or not os.path.exists(path):
+            return None
+        codes = tma_translate.read_codes(os.path.join(CONFIGS, c) for c in self.configs)
+        return tma_translate.Translator(tma_translate.load(path), codes,
+                                        self.prefix in PERF_METRICS_PREFIXES,
+                                        self.prefix in PERF_METRICS_L2_PREFIXES)
+
+    def emit_tma(self, t):
+        """The topdown group from Intel's TMA file: level 1 (all four nodes, else False and
+        nothing written), each node's level-2 children that translate, in TMA's order."""
+        try:
+            for n in tma_translate.LEVEL1:
+                t.metric(n)
+        except tma_translate.Untranslatable:
+            return False
+        tree, lacking = [], []
+        for n in tma_translate.LEVEL1:
+            tree.append(n)
+            for m in t.tma["metrics"]:
+                if m.get("ParentCategory") == n and m.get("Level") == 2:
+                    try:
+                        t.metric(m["MetricName"])
+                        tree.append(m["MetricName"])
+                    except tma_translate.Untranslatable as e:
+                        lacking.append("%s (%s)" % (tma_translate.our_name(m["MetricName"]), e))
+        tma = t.tma
+        self.lines.append("")
+        self.lines.append("# topdown levels 1 and 2 as Intel's TMA %s defines them: %s version %s"
+                          % (tma["tma_version"] or "(no version given)", tma["source"], tma["version"]))
+        self.lines.append("# (configs/tables/tma/%s.json), translated by tools/configgen/tma_translate.py:"
+                          % self.prefix)
+        self.lines.append("# SMT off (one thread per core)%s." % (
+            "; PM_* = an IA32_PERF_METRICS field as a fraction of TOPDOWN.SLOTS"
+            if any(n.startswith("PM_") for n in t.defs) else ""))
+        for why in lacking:
+            self.lines.append("# level 2 without %s" % why)
+        members = [tma_translate.our_name(n) for n in tree]
+        for name, e in t.defs.items():
+            self.lines.append("%s = %s" % (name, e))
+            self.defined[name] = e
+        self.lines.append("group topdown: %s" % " ".join(members))
+        self.groups["topdown"] = members
+        return True
+
+    def emit_tma_info(self, t):
+        """TMA's Info metrics (DSB coverage, L1/L2/L3 misses per kilo-instruction) as group
+        tma_info: each translated one, the others `na` with the reason."""
+        lines, members = [], []
+        before = set(t.defs)
+        for n in tma_translate.INFO:
+            ours = tma_translate.our_name(n)
+            if not any(m["MetricName"] == n for m in t.tma["metrics"]):
+                continue
+            members.append(ours)
+            try:
+                t.metric(n)
+            except tma_translate.Untranslatable as e:
+                why = "not translatable from Intel's TMA file: %s" % e
+                lines.append("na %s: %s" % (ours, why[:NA_REASON_MAX]))
+        if not members:
+            return
+        new = [(name, e) for name, e in t.defs.items() if name not in before]
+        for name, e in new:
+            self.defined[name] = e
+        lines = ["%s = %s" % (name, e) for name, e in new] + lines
+        self.lines.append("")
+        self.lines.append("# tma_info: Intel's TMA Info metrics (the same TMA file as topdown): DSB_COVERAGE,")
+        self.lines.append("# L1MPKI / L2MPKI / L3MPKI (retired loads missing the level, per 1000 instructions)")
+        self.lines.extend(lines)
+        self.lines.append("group %s: %s" % (TMA_INFO_GROUP, " ".join(members)))
+        self.groups[TMA_INFO_GROUP] = members
+
     def with_config(self, config, emit):
         """Runs emit() with the hand-written config's events too; keeps the config if it was used."""
         if not config:
@@ -754,7 +841,10 @@ class File:
                 "memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): none of the retired-load events of section 1a",
                            "# is in this core's configs, so each metric is n/a with the events it lacks"],
                 MEM_INTEL, section="section 1a")
-            if p in PERF_METRICS_L2_PREFIXES:
+            tma = self.tma()
+            if tma is not None and self.emit_tma(tma):
+                pass
+            elif p in PERF_METRICS_L2_PREFIXES:
                 self.emit("topdown", ["# topdown levels 1 and 2 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
                                       "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS; a level-2",
                                       "# node without a byte of its own is the rest of its parent. Printed as TMA's tree."],
@@ -806,6 +896,8 @@ class File:
         if "codemon" not in self.groups:
             self.emit_na("codemon", CODEMON_NA_COMMENT, [m[0] for m in CODEMON if m[0] not in HELPERS], CODEMON_NA,
                          real=CODEMON_NA_REAL)
+        if intel and tma is not None:
+            self.emit_tma_info(tma)
 
     def flops(self, comment, metrics):
         """The flops group, or, where no FLOP count fits, the group with every metric `na` and why."""
@@ -835,7 +927,8 @@ class File:
         if uses("peak_flop_per_cycle"):
             v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
             head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
-        assert list(self.groups) == list(GROUPS), (self.prefix, list(self.groups))
+        assert list(self.groups)[:len(GROUPS)] == list(GROUPS), (self.prefix, list(self.groups))
+        assert list(self.groups)[len(GROUPS):] in ([], [TMA_INFO_GROUP]), (self.prefix, list(self.groups))
         return "\n".join(head + self.lines) + "\n"
 
 
