@@ -74,6 +74,7 @@ test: deps all efi-check
 	tests/configgen/nanobench_common_test.sh
 	tests/configgen/perfmon_mapfile_test.py
 	tests/configgen/tma_formulas_test.py
+	tests/configgen/issue_width_test.py
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke

@@ -106,6 +106,12 @@ WIDTH = {
                  "Broadwell", "BroadwellDE", "BroadwellX")},
     "Skylake": (4, None), "SkylakeX": (4, None),
     "AlderLakeE": (5, "# Gracemont, E-core TMA (section 2a)"),
+    **{p: (8, "# Skymont pipeline width, E-core TMA 4 #Pipeline_Width (section 2a)")
+       for p in ("ArrowLakeE_Skymont", "LunarLakeE_Skymont")},
+    **{p: (6, "# Crestmont pipeline width, E-core TMA (CMT column; Sierra Forest's TMA file: 6 x cycles), section 2a")
+       for p in ("MeteorLakeE_Crestmont", "ArrowLakeLPE_Crestmont", "SierraForest", "GrandRidge")},
+    **{p: (4, "# Tremont pipeline width (section 2a: Tremont / Snow Ridge / Elkhart Lake 4)")
+       for p in ("Tremont", "SnowRidgeX")},
     "Zen2": (6, "# dispatch width (unverified for Zen 2, section 7)"),
     "Zen3": (6, "# dispatch width (unverified for Zen 3, section 7)"),
     "Zen4": (6, "# dispatch width"),
