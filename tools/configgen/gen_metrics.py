@@ -316,8 +316,17 @@ TD_TREE_AMD = ["TD_FRONTEND_BOUND", "TD_FETCH_LATENCY", "TD_FETCH_BANDWIDTH",
                "TD_BACKEND_BOUND", "TD_MEMORY_BOUND", "TD_CORE_BOUND", "TD_SMT_CONTENTION"]
 
 FP = "FP_ARITH_INST_RETIRED."
+# Sapphire Rapids and later: FP16 FLOPs in FP_ARITH_INST_RETIRED2 (CFH), weighted as Intel's
+# TMA Info_Core_FLOPc weighs them (half: scalar 1, complex scalar 2, 128/256/512-bit 8/16/32).
+FP16_TERMS = [(1, "FP_ARITH_INST_RETIRED2.SCALAR_HALF"), (2, "FP_ARITH_INST_RETIRED2.COMPLEX_SCALAR_HALF"),
+              (8, "FP_ARITH_INST_RETIRED2.128B_PACKED_HALF"), (16, "FP_ARITH_INST_RETIRED2.256B_PACKED_HALF"),
+              (32, "FP_ARITH_INST_RETIRED2.512B_PACKED_HALF")]
 FLOPS_INTEL = [
-    ("FLOP", [" + ".join(("{} * ".format(w) if w > 1 else "") + FP + u for w, u in terms) for terms in (
+    ("FLOP", [(" + ".join(("{} * ".format(w) if w > 1 else "") + e for w, e in [(w, FP + u) for w, u in (
+        (1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
+        (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE"))]
+        + FP16_TERMS), "# FLOP with the FP16 operations of FP_ARITH_INST_RETIRED2, as Intel's TMA counts them")]
+     + [" + ".join(("{} * ".format(w) if w > 1 else "") + FP + u for w, u in terms) for terms in (
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
          (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE")],
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
@@ -906,7 +915,14 @@ class File:
             self.emit_tma_info(tma)
 
     def flops(self, comment, metrics):
-        """The flops group, or, where no FLOP count fits, the group with every metric `na` and why."""
+        """The flops group, or, where no FLOP count fits, the group with every metric `na` and why.
+        The FP16 terms only where Intel's TMA file counts them (Info_Core_FLOPc: Sapphire and
+        Emerald Rapids; not Granite Rapids, TMA 5.2), or where there is no TMA file."""
+        path = os.path.join(TMA_DIR, self.prefix + ".json")
+        if os.path.exists(path) and metrics is FLOPS_INTEL:
+            flopc = [m for m in tma_translate.load(path)["metrics"] if m["MetricName"] == "Info_Core_FLOPc"]
+            if flopc and "fp_arith_inst_retired2" not in flopc[0]["BaseFormula"]:
+                metrics = [(FLOPS_INTEL[0][0], FLOPS_INTEL[0][1][1:])] + FLOPS_INTEL[1:]
         if self.pick(metrics[:1]):
             self.emit("flops", comment, metrics)
         else:

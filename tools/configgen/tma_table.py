@@ -22,8 +22,10 @@ import re
 import subprocess
 import sys
 
-# Info metrics we carry besides the tree (issue 20: DSB coverage, misses per kilo-instruction).
-EXTRA = ("Info_Frontend_DSB_Coverage", "Info_Memory_L1MPKI", "Info_Memory_L2MPKI", "Info_Memory_L3MPKI")
+# Info metrics we carry besides the tree (issue 20: DSB coverage, misses per kilo-instruction;
+# FLOPs per cycle, which tests/configgen/tma_formulas_test.py holds our FLOP_PER_CYCLE to).
+EXTRA = ("Info_Frontend_DSB_Coverage", "Info_Memory_L1MPKI", "Info_Memory_L2MPKI", "Info_Memory_L3MPKI",
+         "Info_Core_FLOPc")
 
 
 def wanted(m):

@@ -48,6 +48,8 @@ TMA_NAMES = {
 }
 LEVEL1 = ("Frontend_Bound", "Bad_Speculation", "Retiring", "Backend_Bound")
 INFO = ("Info_Frontend_DSB_Coverage", "Info_Memory_L1MPKI", "Info_Memory_L2MPKI", "Info_Memory_L3MPKI")
+# TMA metrics our own metrics (not translated from TMA) must equal: TMA name -> ours.
+SAME_AS_OURS = {"Info_Core_FLOPc": "FLOP_PER_CYCLE"}
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:]*")
 KEYWORDS = {"if", "else", "and", "or", "not", "max", "min", "smt_on"}
