@@ -1268,17 +1268,24 @@ static void gracemont_medium(struct host_platform *h)
     add_repo_file(h, "configs/metrics/AlderLakeE.txt");
 }
 
-/* Per copy: FE 2.50, bad speculation 1.50 (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation restrictions). */
+/*
+ * Per copy: FE 2.50 (latency 1.50, bandwidth 1.00), bad speculation event 1.20
+ * (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation
+ * restrictions).
+ */
 static const struct rate GRACEMONT_TOPDOWN_RATES[] = {
-    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 150 }, { 0x73, 0x04, 100 },
+    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 120 }, { 0x73, 0x04, 100 },
     { 0x73, 0x03, 50 },  { 0xC2, 0x00, 400 }, { 0x74, 0x00, 200 }, { 0x74, 0x01, 70 },
+    { 0x71, 0x72, 150 }, { 0x71, 0x8D, 100 },
 };
 
 /*
- * -metrics topdown on Gracemont: SLOTS = 5 (issue width, METRICS-FACTS 2a)
- * x 2.00 cycles = 10 per copy. By hand: FE 0.25, bad speculation 0.15,
- * mispredicts (73/04) 0.10, machine clears (73/03) 0.05, retiring 0.40,
- * backend 0.20, core bound (74/01) 0.07. Nine events on 4 counters.
+ * -metrics topdown on Gracemont as Intel's E-core TMA 4 (column GRT,
+ * configs/tables/tma/AlderLakeE.json) defines it: SLOTS = 5 x 2.00 cycles = 10
+ * per copy. By hand: FE 0.25, fetch latency (71/72) 0.15, bandwidth (71/8D) 0.10;
+ * bad speculation the remainder (10 - (2.5 + 2.0 + 4.0))/10 = 0.15, not the 73/00
+ * event (0.12); mispredicts (73/04) 0.10, machine clears (73/03) 0.05; retiring
+ * 0.40; backend 0.20, core bound (74/01) 0.07, resource bound 0.20 - 0.07 = 0.13.
  */
 NB_TEST(results_metrics_topdown_level2_gracemont)
 {
@@ -1290,8 +1297,9 @@ NB_TEST(results_metrics_topdown_level2_gracemont)
     x.o.metrics = "topdown";
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 3.00\n"
-                 "TD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\n"
-                 "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\n");
+                 "TD_FRONTEND_BOUND: 0.25\nTD_IFETCH_LATENCY: 0.15\nTD_IFETCH_BANDWIDTH: 0.10\n"
+                 "TD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\nTD_MACHINE_CLEARS: 0.05\n"
+                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\nTD_RESOURCE_BOUND: 0.13\n");
     rig_down(&x);
 }
 

@@ -785,8 +785,9 @@ class File:
                         lacking.append("%s (%s)" % (tma_translate.our_name(m["MetricName"]), e))
         tma = t.tma
         self.lines.append("")
-        self.lines.append("# topdown levels 1 and 2 as Intel's TMA %s defines them: %s version %s"
-                          % (tma["tma_version"] or "(no version given)", tma["source"], tma["version"]))
+        self.lines.append("# topdown levels 1 and 2 as Intel's TMA %s defines them: %s%s"
+                          % (tma["tma_version"] or "(no version given)", tma["source"],
+                             " version %s" % tma["version"] if tma["version"] else ""))
         self.lines.append("# (configs/tables/tma/%s.json), translated by tools/configgen/tma_translate.py:"
                           % self.prefix)
         self.lines.append("# SMT off (one thread per core)%s." % (
@@ -794,6 +795,9 @@ class File:
             if any(n.startswith("PM_") for n in t.defs) else ""))
         for why in lacking:
             self.lines.append("# level 2 without %s" % why)
+        for tma_ev, ours in sorted(t.substituted.items()):
+            self.lines.append("# our mapping: %s (fixed counter only) read as %s, the same count on a"
+                              " general-purpose counter" % (tma_ev, ours))
         members = [tma_translate.our_name(n) for n in tree]
         for name, e in t.defs.items():
             self.lines.append("%s = %s" % (name, e))

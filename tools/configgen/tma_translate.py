@@ -12,7 +12,9 @@ metric and event names) into `NAME = EXPR` lines of configs/metrics/<PREFIX>.txt
   field as the fraction IA32_PERF_METRICS holds (our pseudo events are slot counts,
   configs/README.md "Top-down pseudo events"); topdown.slots:perf_metrics is
   TOPDOWN.SLOTS;
-- an event is the config event of that name; EVENT:cN / :e1 / :i1 is the config event
+- an event is the config event of that name (or of the event the configs list it as an
+  alias of; an E-core TOPDOWN_*.ALL that only a fixed counter beyond 3 counts is read as
+  its .ALL_P); EVENT:cN / :e1 / :i1 is the config event
   with the same encoding plus that counter mask / edge / invert; the fixed counters keep
   the metric language's names (cpu_clk_unhalted.core of the E-cores is
   CPU_CLK_UNHALTED.THREAD, fixed counter 1);
@@ -69,12 +71,29 @@ def load(path):
         return json.load(f)
 
 
+ALIAS = re.compile(r"^#   (\S+): alias of (\S+)$")
+FIXED_ONLY = re.compile(r"^#   (\S+): fixed counter only")
+
+
+class Codes(dict):
+    """Event name -> encoding (the first field of a config line) over the config files;
+    .aliases: a name the configs list as "alias of" another written event -> that event;
+    .fixed_only: names the configs list as fixed-counter only."""
+    aliases = None
+    fixed_only = None
+
+
 def read_codes(paths):
-    """Event name -> encoding (the first field of a config line) over the config files."""
-    codes = {}
+    codes = Codes()
+    codes.aliases, codes.fixed_only = {}, set()
     for path in paths:
         with open(path) as f:
             for line in f:
+                a, fo = ALIAS.match(line.rstrip("\n")), FIXED_ONLY.match(line)
+                if a:
+                    codes.aliases.setdefault(a.group(1), a.group(2))
+                elif fo:
+                    codes.fixed_only.add(fo.group(1))
                 w = line.split("#", 1)[0].split()
                 if len(w) >= 2:
                     codes.setdefault(w[1], w[0])
@@ -100,6 +119,7 @@ class Translator:
         self.codes = codes
         self.perf_metrics, self.perf_metrics_l2 = perf_metrics, perf_metrics_l2
         self.defs = {}   # our name -> expression, in dependency order
+        self.substituted = {}  # TMA's fixed-counter-only event -> the GP-counter event used
         self.failed = {}  # TMA name -> reason
 
     def event(self, name):
@@ -118,6 +138,15 @@ class Translator:
                 return FIXED[base]
             if base in self.codes:
                 return base
+            aliases = getattr(self.codes, "aliases", None) or {}
+            if aliases.get(base) in self.codes:
+                return aliases[base]  # the same encoding under the name the configs write
+            fixed_only = getattr(self.codes, "fixed_only", None) or set()
+            if base in fixed_only and base.endswith(".ALL") and base + "_P" in self.codes:
+                # E-cores: TOPDOWN_*.ALL counts on a fixed counter the image does not read;
+                # .ALL_P is the same count on a general-purpose counter (Intel's event list)
+                self.substituted[base] = base + "_P"
+                return base + "_P"
             raise Untranslatable("no %s in this core's configs" % base)
         if base not in self.codes:
             raise Untranslatable("no %s in this core's configs" % base)
