@@ -591,6 +591,22 @@ PRINTED_HELPERS = {"FLOP"}
 IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 
 
+# cfg_Zen_all.txt writes AMD's PPR names and notes libpfm4's: the metric formulas, written
+# with libpfm4's names, use the PPR name of the same event (configs/README.md, "Zen").
+PPR_ALIAS = re.compile(r"^# (\S+): AMD's PPR name \(nanoBench's\); libpfm4 calls it (\S+)$")
+
+
+def read_ppr_aliases(path):
+    """libpfm4 name -> the PPR name the config writes for the same event."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = PPR_ALIAS.match(line.rstrip("\n"))
+            if m:
+                out[m.group(2)] = m.group(1)
+    return out
+
+
 def read_events(path):
     names = set()
     vendor = None
@@ -630,6 +646,9 @@ class File:
             self.events |= ev
         if self.vendor == "amd":  # as the Zen 2-4 files: the full list has every event
             self.configs = self.configs[1:]
+        self.ppr = {}
+        for c in self.configs:
+            self.ppr.update(read_ppr_aliases(os.path.join(CONFIGS, c)))
         extra = []
         if prefix in PERF_METRICS_PREFIXES:
             extra.append(TOPDOWN_CONFIG)
@@ -669,9 +688,15 @@ class File:
                 out.append(name)
         return out
 
+    def renamed(self, expr):
+        """expr with libpfm4's event names replaced by the PPR names the configs write."""
+        if not self.ppr:
+            return expr
+        return IDENT.sub(lambda m: self.ppr.get(m.group(0), m.group(0)), expr)
+
     def missing_reason(self, metric, section):
         """`na` reason of a metric without an alternative: the events of its closest alternative."""
-        alts = [a[0] if isinstance(a, tuple) else a for a in metric[1]]
+        alts = [self.renamed(a[0] if isinstance(a, tuple) else a) for a in metric[1]]
         lacks = min((self.missing(a) for a in reversed(alts)), key=len)  # a tie: the later (older) naming
         why = "no %s in this core's event configs (%s)" % (" or ".join(lacks), section)
         if len(why) > NA_REASON_MAX:
@@ -689,6 +714,7 @@ class File:
             name, alts = metric[0], metric[1]
             for alt in alts:
                 e, note = alt if isinstance(alt, tuple) else (alt, None)
+                e = self.renamed(e)
                 if self.usable(e):
                     out.append((name, e))
                     self.defined[name] = e
