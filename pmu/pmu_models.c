@@ -212,7 +212,7 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         break;
     }
     case CPUID_LEAF_FEATURES:
-        r[CPUID_EAX] = signature(m->family, m->model);
+        r[CPUID_EAX] = signature(m->family, m->model) | (c->stepping & 0xF);
         r[CPUID_ECX] = intel ? CPUID_01_ECX_PDCM : 0;
         r[CPUID_EDX] = CPUID_01_EDX_TSC;
         break;
@@ -244,7 +244,7 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         break;
     case CPUID_LEAF_HYBRID:
         if (intel && m->hybrid)
-            r[CPUID_EAX] = c->core_type << 24;
+            r[CPUID_EAX] = c->core_type << 24 | (c->native_model & 0xFFFFFF);
         break;
     case CPUID_LEAF_EXT_MAX:
         r[CPUID_EAX] = intel ? CPUID_LEAF_POWER_MGMT : CPUID_LEAF_AMD_PERFMON;

@@ -10,10 +10,11 @@ model, naming the config generated from that event file (configs/tables/<NAME>.t
 says which file it was reduced from): the P-core prefix for core type 0x40 or a
 non-hybrid part, the E-core prefix for 0x20.
 
-Two distinctions of the mapfile the map cannot express yet (no stepping column, no
-native-model-ID column) are listed in KNOWN_GAPS with the config the map gives
-instead; the test fails if such a row starts to match (then the gap is closed and
-must leave the list) or if any other row does not. Run by make test.
+The mapfile tells two parts apart by stepping (6-55-[01234] Skylake-SP, 6-55-[5-F]
+Cascade Lake) and by native model ID (the 6-C5 E-cores with 000002H are low-power
+Crestmont): the map's stepping= and native= qualifiers must pick the same table for
+every stepping and native model ID of a row (the most qualified line that applies wins,
+as pmu/pmu_config_map.c decides). Run by make test.
 """
 import csv
 import os
@@ -25,20 +26,12 @@ DATA = os.path.join(ROOT, "tests", "configgen", "perfmon_mapfile", "mapfile_core
 TABLES = os.path.join(ROOT, "configs", "tables")
 CPU_MAP = os.path.join(ROOT, "configs", "cpu_map.txt")
 
-# (Family-model, event file) -> why the map gives another config.
-KNOWN_GAPS = {
-    ("GenuineIntel-6-55-[56789ABCDEF]", "/CLX/events/cascadelakex_core.json"):
-        "Cascade Lake is 6-55 stepping 5-F; cpu_map.txt has no stepping column (SkylakeX for both)",
-    ("GenuineIntel-6-C5", "/ARL/events/arrowlake_crestmont_core.json"):
-        "the low-power Crestmont E-cores of 6-C5 differ from Skymont only in the native model ID "
-        "(CPUID.1AH:EAX[23:0]); cpu_map.txt has no column for it (Skymont for both)",
-}
-
-
 def tables_by_source():
     """'/SKL/events/skylake_core.json' -> 'Skylake' from the tables' source lines."""
     out = {}
     for name in sorted(os.listdir(TABLES)):
+        if not name.endswith(".txt"):
+            continue
         with open(os.path.join(TABLES, name)) as f:
             for line in f:
                 m = re.match(r"# source: intel/perfmon (\S+)", line)
@@ -49,20 +42,47 @@ def tables_by_source():
 
 
 def read_map():
-    """(family, model) -> [P prefix, E prefix or None]."""
+    """(family, model) -> [(P prefix, E prefix or None, {qualifier: value})]."""
     out = {}
     with open(CPU_MAP) as f:
         for line in f:
             w = line.split("#", 1)[0].split()
-            if len(w) >= 4 and w[0] == "intel":
-                out[(int(w[1], 0), int(w[2], 0))] = (w[3], w[4] if len(w) > 4 else None)
+            if len(w) < 4 or w[0] != "intel":
+                continue
+            quals = dict(x.split("=", 1) for x in w[4:] if "=" in x)
+            rest = [x for x in w[4:] if "=" not in x]
+            out.setdefault((int(w[1], 0), int(w[2], 0)), []).append((w[3], rest[0] if rest else None, quals))
     return out
+
+
+def applies(quals, stepping, native):
+    """Number of qualifiers the processor satisfies, or -1 (pmu/pmu_config_map.c)."""
+    for k, v in quals.items():
+        if k == "stepping":
+            lo, _, hi = v.partition("-")
+            if not int(lo, 0) <= stepping <= int(hi or lo, 0):
+                return -1
+        elif k == "native":
+            if native is None or int(v, 0) != native:
+                return -1
+        else:
+            return -1
+    return len(quals)
+
+
+def choose(lines, stepping, native, ecore):
+    best, score = None, -1
+    for p, e, quals in lines:
+        n = applies(quals, stepping, native)
+        if n > score:
+            best, score = (e if ecore and e else p), n
+    return best
 
 
 def main():
     src = tables_by_source()
     cmap = read_map()
-    rows = problems = gaps = 0
+    rows = problems = 0
     with open(DATA) as f:
         lines = [l for l in f if not l.startswith("#")]
     for r in csv.DictReader(lines):
@@ -86,25 +106,20 @@ def main():
             problems += 1
             continue
         want_e = ctype.lower() == "0x20"
-        got = entry[1] if want_e else entry[0]
-        ok = got == table
-        gap = KNOWN_GAPS.get((fm, path))
-        if gap:
-            gaps += 1
-            if ok:
-                print("perfmon_mapfile_test: %s (%s) now maps to %s: remove it from KNOWN_GAPS"
-                      % (fm, path, table))
+        native = int(r["Native Model ID"], 16) if r.get("Native Model ID") else None
+        steppings = [int(c, 16) for c in re.sub(r"[^0-9A-F]", "", m.group(3))] if m.group(3) else [0]
+        for stepping in steppings:
+            got = choose(entry, stepping, native, want_e)
+            if got != table:
+                print("perfmon_mapfile_test: %s %s(%s), stepping %d%s: cpu_map.txt gives %s, not %s"
+                      % (fm, "E-core " if want_e else "", path, stepping,
+                         ", native model ID 0x%06X" % native if native is not None else "", got, table))
                 problems += 1
-            continue
-        if not ok:
-            print("perfmon_mapfile_test: %s %s(%s): cpu_map.txt gives %s, not %s"
-                  % (fm, "E-core " if want_e else "", path, got, table))
-            problems += 1
     if problems:
         print("perfmon_mapfile_test: %d of %d mapfile rows wrong" % (problems, rows))
         return 1
     print("perfmon_mapfile_test: %d mapfile core rows, each with its exact cpu_map.txt entry "
-          "(%d known gaps: stepping, native model ID)" % (rows, gaps))
+          "(steppings and native model IDs included)" % rows)
     return 0
 
 

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen_table.h"
@@ -191,6 +192,9 @@ int gen_check_cpu_map(const char *dir)
     while (fgets(line, sizeof(line), f)) {
         char vendor[16], prefix[128], eprefix[128] = "";
         unsigned long fam, model;
+        int stepping = -1;
+        unsigned long native = 0;
+        const char *q;
 
         lineno++;
         if (line[0] == '#' || line[0] == '\n')
@@ -201,14 +205,22 @@ int gen_check_cpu_map(const char *dir)
             problems++;
             continue;
         }
+        if (strchr(eprefix, '='))
+            eprefix[0] = 0; /* a qualifier, not an E-core prefix */
+        /* A processor the line's qualifiers are for: the first stepping of the range. */
+        if ((q = strstr(line, " stepping=")) != NULL)
+            stepping = atoi(q + strlen(" stepping="));
+        if ((q = strstr(line, " native=")) != NULL)
+            native = strtoul(q + strlen(" native="), NULL, 0);
         rows++;
         for (int e = 0; e < 2; e++) {
             struct config_choice c;
             char want[256], file[1300];
             FILE *cfg;
-            enum config_match m = pmu_config_map_choose(
-                text, len, strcmp(vendor, "amd") == 0 ? VENDOR_AMD : VENDOR_INTEL,
-                (uint32_t)fam, (uint32_t)model, e ? HYBRID_CORE_ATOM : HYBRID_CORE_CORE, &c);
+            struct config_cpu cpu = {strcmp(vendor, "amd") == 0 ? VENDOR_AMD : VENDOR_INTEL,
+                                     (uint32_t)fam, (uint32_t)model, stepping,
+                                     e ? HYBRID_CORE_ATOM : HYBRID_CORE_CORE, (uint32_t)native};
+            enum config_match m = pmu_config_map_choose_cpu(text, len, &cpu, &c);
 
             snprintf(want, sizeof(want), "configs/cfg_%s_common.txt",
                      e && eprefix[0] ? eprefix : prefix);

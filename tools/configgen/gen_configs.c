@@ -199,11 +199,10 @@ static const struct family families[] = {
       "Knights Landing (57), Knights Mill (85)"),
     T("Skylake", "Skylake", "intel 6 0x4E,0x5E,0x8E,0x9E,0xA5,0xA6",
       "Skylake (4E 5E), Kaby / Coffee / Whiskey Lake (8E 9E), Comet Lake (A5 A6)"),
-    T("SkylakeX", "SkylakeX", "intel 6 0x55",
-      "Skylake-SP (55, steppings 0-4). Cascade Lake (55, steppings 5-7 and later)\n"
-      "has its own table, cfg_CascadeLakeX_*; cpu_map.txt has no stepping column,\n"
-      "so the image takes SkylakeX for both (they differ in a few events only)"),
-    {"CascadeLakeX", "CascadeLakeX", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    T("SkylakeX", "SkylakeX", "intel 6 0x55 stepping=0-4",
+      "Skylake-SP (55, steppings 0-4; Intel's mapfile: 6-55-[01234])"),
+    T("CascadeLakeX", "CascadeLakeX", "intel 6 0x55 stepping=5-15",
+      "Cascade Lake (55, steppings 5-F; Intel's mapfile: 6-55-[56789ABCDEF])"),
     T("Goldmont", "Goldmont", "intel 6 0x5C,0x5F", "Goldmont (5C 5F)"),
     T("GoldmontPlus", "GoldmontPlus", "intel 6 0x7A", "Goldmont Plus (7A)"),
     T("IceLake", "IceLake", "intel 6 0x7D,0x7E", "Ice Lake client (7D 7E)"),
@@ -229,13 +228,15 @@ static const struct family families[] = {
     T("GraniteRapids", "GraniteRapids", "intel 6 0xAD,0xAE", "Granite Rapids (AD AE)"),
     {"ArrowLakeP_LionCove", "ArrowLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xC5,0xC6", "ArrowLakeE_Skymont",
-     "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core. The low-power\n"
-     "Crestmont E-cores of C5 report the same core type (20H) as Skymont; their own\n"
-     "table is cfg_ArrowLakeLPE_Crestmont_* (pick it with -config)", NULL},
+     "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core (native model ID\n"
+     "000003H); the low-power E-cores of C5 follow", NULL},
     {"ArrowLakeE_Skymont", "ArrowLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
      NULL, NULL},
-    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL},
+    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xC5 native=0x000002", NULL,
+     "Arrow Lake-H (C5) low-power Crestmont E-cores: the same core type (20H) as its\n"
+     "Skymont E-cores, told apart by the native model ID 000002H (CPUID.1AH:EAX[23:0],\n"
+     "Intel's mapfile)", NULL},
     {"LunarLakeP_LionCove", "LunarLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xBD", "LunarLakeE_Skymont",
      "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core", NULL},
@@ -501,6 +502,9 @@ static int write_cpu_map(const char *dir)
             "#           follow: the P-core config, then the E-core config, and each logical\n"
             "#           CPU uses the one matching its core type in CPUID.1AH:EAX[31:24]\n"
             "#           (0x40 Intel Core = P-core, 0x20 Intel Atom = E-core).\n"
+            "#   Qualifiers (optional, at the end): stepping=FIRST-LAST (CPUID.1:EAX[3:0])\n"
+            "#           and native=ID (native model ID, CPUID.1AH:EAX[23:0]): the line is for\n"
+            "#           those processors only, and wins over a line without them.\n"
             "#\n"
             "# Sources: Intel model numbers from Linux arch/x86/include/asm/intel-family.h\n"
             "# (SKYLAKE_L 4E, SKYLAKE 5E, SKYLAKE_X 55, KABYLAKE_L 8E, KABYLAKE 9E,\n"
@@ -512,21 +516,25 @@ static int write_cpu_map(const char *dir)
             "# 00-0F, 20-5F; Zen 4 to family 19h models 10-1F, 60-AF; Zen 5 to family 1Ah\n"
             "# models 00-2F, 40-4F, 60-7F. Listed here are the shipping models inside the\n"
             "# Zen 2-4 ranges and every model of the Zen 5 ranges. Intel: every model that\n"
-            "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file.\n"
+            "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file, with\n"
+            "# its steppings and native model IDs (tests/configgen/perfmon_mapfile_test.py).\n"
             "# A model not listed, of a listed family, gets the nearest listed model's\n"
             "# config with a warning (pmu/pmu_config_map.h).\n");
     for (size_t i = 0; i < NFAMILIES; i++) {
         const struct family *fam = &families[i];
-        char vendor[16], famnum[16], models[256];
+        char vendor[16], famnum[16], models[256], quals[128] = "";
+        int used = 0;
 
         if (!fam->cpus)
             continue; /* E-core half of a hybrid line, or chosen with -config only */
-        if (sscanf(fam->cpus, "%15s %15s %255s", vendor, famnum, models) != 3) {
+        if (sscanf(fam->cpus, "%15s %15s %255s%n", vendor, famnum, models, &used) != 3) {
             fprintf(stderr, "gen_configs: %s: bad cpus \"%s\"\n", fam->prefix, fam->cpus);
             fclose(f);
             remove(tmp);
             return -1;
         }
+        /* stepping=... native=...: written after the prefixes of every line */
+        snprintf(quals, sizeof(quals), "%s", fam->cpus + used);
         fprintf(f, "\n# %s:\n", fam->prefix);
         gen_write_comment(f, fam->what);
         /* MODEL or FIRST-LAST (every model of a range, one line each). */
@@ -539,8 +547,8 @@ static int write_cpu_map(const char *dir)
                 char text[16];
                 if (dash)
                     snprintf(text, sizeof(text), "0x%02lX", mod);
-                fprintf(f, "%s %s %s %s%s%s\n", vendor, famnum, dash ? text : m, fam->prefix,
-                        fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "");
+                fprintf(f, "%s %s %s %s%s%s%s\n", vendor, famnum, dash ? text : m, fam->prefix,
+                        fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "", quals);
             }
         }
     }
