@@ -36,9 +36,10 @@ IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 SEEDS = range(8)
 # (prefix, TMA metric) -> why Intel's formula is not ours: checked to differ, not to agree.
 KNOWN_DIFFERENCES = {
-    ("SkylakeX", "Info_Core_FLOPc"):
-        "perfmon's Skylake-X event file gives FP_ARITH_INST_RETIRED.8_FLOPS umask 18H, the same as "
-        "4_FLOPS (SDM: 60H); our FLOP weighs the single-width umasks",
+    (prefix, "Info_Core_FLOPc"):
+        "perfmon's %s event file gives FP_ARITH_INST_RETIRED.8_FLOPS umask 18H, the same as "
+        "4_FLOPS (SDM: 60H); our FLOP weighs the single-width umasks" % prefix
+    for prefix in ("SkylakeX", "CascadeLakeX")
 }
 TOL = 1e-9
 
