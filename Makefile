@@ -71,6 +71,10 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
+	tests/configgen/nanobench_common_test.sh
+	tests/configgen/perfmon_mapfile_test.py
+	tests/configgen/tma_formulas_test.py
+	tests/configgen/issue_width_test.py
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke

@@ -163,8 +163,9 @@ static void pick_default_config(struct counter_env *env, const struct machine_in
                 "warning: pmu: no %s on the image", CONFIG_MAP_PATH);
     if (p->read_file(p->ctx, CONFIG_MAP_PATH, &data, &size) != NB_OK)
         return;
-    switch (pmu_config_map_choose(data, size, m->vendor_id, m->family, m->model,
-                                  env->desc.core_type, &c)) {
+    struct config_cpu cpu = { m->vendor_id, m->family, m->model, (int)m->stepping,
+                              env->desc.core_type, env->desc.native_model };
+    switch (pmu_config_map_choose_cpu(data, size, &cpu, &c)) {
     case CONFIG_MATCH_EXACT:
         nb_snprintf(env->default_config, sizeof(env->default_config), "%s", c.path);
         nb_snprintf(env->ctr_rules_path, sizeof(env->ctr_rules_path), "configs/ctr_%s.txt",

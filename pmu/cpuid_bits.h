@@ -66,6 +66,13 @@
 #define CPUID_07_EDX_HYBRID (1u << 15)
 /* CPUID.1AH:EAX[31:24] core type on hybrid parts. */
 #define HYBRID_CORE_TYPE(eax) (((eax) >> 24) & 0xFFu)
+/*
+ * CPUID.1AH:EAX[23:0] native model ID of the core (SDM vol. 2A, CPUID leaf 1AH,
+ * "Native Model ID Enumeration Leaf"): tells apart two core kinds of one core type,
+ * e.g. the low-power Crestmont E-cores (000002H) of Arrow Lake-H (6-C5) from its
+ * Skymont E-cores (000003H), both type 20H (Intel perfmon mapfile.csv).
+ */
+#define HYBRID_NATIVE_MODEL(eax) ((eax) & 0xFFFFFFu)
 #define HYBRID_CORE_ATOM 0x20u
 #define HYBRID_CORE_CORE 0x40u
 

@@ -28,6 +28,7 @@ struct pmu_ctr_rules;
 struct pmu_desc {
     enum cpu_vendor vendor;
     uint32_t family, model;
+    uint32_t stepping;           /* CPUID.1:EAX[3:0] (machine_info), for cpu_map.txt's stepping= */
     unsigned version;            /* Intel architectural perfmon version; 0 on AMD */
     unsigned n_gp, gp_width;     /* general-purpose counters: how many, and their width */
     unsigned n_fixed, fixed_width;
@@ -53,6 +54,7 @@ struct pmu_desc {
     bool counters_from_leaf_23h; /* the bitmaps came from CPUID.23H subleaf 1 */
     bool hybrid_p_core_counters; /* P-core counters added to CPUID.0AH's common subset (Linux) */
     unsigned core_type;          /* Intel hybrid core type (CPUID.1AH), 0 if not hybrid */
+    uint32_t native_model;       /* CPUID.1AH:EAX[23:0] native model ID, 0 if not hybrid */
     bool amd_ext_core;           /* PerfCtrExtCore: counters at C001_0200h, stride 2 */
     bool amd_perfmon_v2;         /* PerfCntrGlobalCtl exists */
     bool tsx_force_abort;        /* Intel CPUID.(7,0):EDX[13]: microcode may own PMC3 (pmu_msrs.h) */

@@ -124,6 +124,7 @@ static bool detect_intel(const struct nb_platform *p, const struct machine_info 
     if (m->max_leaf >= CPUID_LEAF_HYBRID) {
         cpuid(p, CPUID_LEAF_HYBRID, r);
         d->core_type = HYBRID_CORE_TYPE(r[CPUID_EAX]);
+        d->native_model = HYBRID_NATIVE_MODEL(r[CPUID_EAX]);
     }
     if (d->version < 2 || d->n_gp == 0) {
         nb_snprintf(why, cap,
@@ -185,6 +186,7 @@ bool pmu_detect(const struct nb_platform *p, const struct machine_info *m, struc
     d->vendor = m->vendor_id;
     d->family = m->family;
     d->model = m->model;
+    d->stepping = m->stepping;
     if (m->vendor_id == VENDOR_INTEL)
         return detect_intel(p, m, d, why, why_cap);
     if (m->vendor_id == VENDOR_AMD)

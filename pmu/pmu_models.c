@@ -77,10 +77,28 @@
 /* Redwood Cove P-core: a Golden Cove successor, level-2 bytes as on ADL-P. */
 #define MTL(m) HYBRID_23H("Meteor Lake", m, 5, 0xFF, 0xF, 0xFF, 0x7, true)
 /*
- * Lion Cove P-core: METRICS-FACTS 2b lists the level-2 bytes for ADL-P and SPR
- * only and says nothing of Lion Cove's IA32_PERF_METRICS, so level 1 only.
+ * Lion Cove P-core: IA32_PERF_METRICS with the level-2 bytes. Intel's TMA metric
+ * files for Lunar Lake and Arrow Lake (intel/perfmon LNL/ARL metrics, TMA 5.1) read
+ * perf_metrics.heavy_operations, branch_mispredicts, fetch_latency and memory_bound.
  */
-#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77, false)
+#define LION_SKYMONT(n, m) HYBRID_23H(n, m, 6, 0x3FF, 0xF, 0xFF, 0x77, true)
+/*
+ * Panther Lake: Cougar Cove P-core (GP counters 0-9, fixed 0-3) and Darkmont E-core
+ * (GP 0-7, fixed 0-2 and 4-6), the counters Intel's perfmon event files name
+ * (PTL/events, Counter fields), as on Lion Cove / Skymont.
+ */
+#define PTL(m) HYBRID_23H("Panther Lake", m, 6, 0x3FF, 0xF, 0xFF, 0x77, false)
+/*
+ * Nova Lake (display family 18 = 0FH + extended family 3): Coyote Cove P-core (GP 0-7,
+ * fixed 0-3) and Arctic Wolf E-core (GP 0-7, fixed 0-2 and 4-6) per Intel's perfmon
+ * event files (NVL/events, Counter fields). Version 6 as its predecessors: our reading.
+ */
+#define NVL(m)                                                                                     \
+    { .name = "Nova Lake", .vendor = VENDOR_INTEL, .family = 18, .model = m, .hybrid = true,       \
+      .version = 6, .n_gp = 8, .gp_width = 48, .n_fixed = 3, .fixed_width = 48,                    \
+      .anythread_deprecated = true, .full_width_writes = true, .perf_metrics = true,               \
+      .leaf_23h = true, .gp_mask_p = 0xFF, .fixed_mask_p = 0xF, .gp_mask_e = 0xFF,                 \
+      .fixed_mask_e = 0x77 }
 /* AMD: model ranges from Linux arch/x86/kernel/cpu/amd.c, as configs/cpu_map.txt. */
 #define AMD(n, fam, first, last, v2)                                                               \
     { .name = n, .vendor = VENDOR_AMD, .family = fam, .model = first, .model_last = last,          \
@@ -131,10 +149,15 @@ static const struct pmu_model MODELS[] = {
     /* Gracemont (Alder Lake-N) and Crestmont (Sierra Forest) without P-cores: no PERF_METRICS. */
     INTEL("Alder Lake-N", 0xBE, 0, 5, 6, 48, 3, true, false),
     INTEL("Sierra Forest", 0xAF, 0, 5, 8, 48, 3, true, false),
+    /* Grand Ridge (Crestmont) as Sierra Forest; Clearwater Forest (Darkmont): GP 0-7,
+     * fixed 0-2 (4-6 too, which the image does not use), version 6 as Skymont. */
+    INTEL("Grand Ridge", 0xB6, 0, 5, 8, 48, 3, true, false),
+    INTEL("Clearwater Forest", 0xDD, 0, 6, 8, 48, 3, true, false),
     ADL("Alder Lake", 0x97), ADL("Alder Lake", 0x9A),
     ADL("Raptor Lake", 0xB7), ADL("Raptor Lake", 0xBA), ADL("Raptor Lake", 0xBF),
     MTL(0xAA), MTL(0xAC), MTL(0xB5),
     LION_SKYMONT("Lunar Lake", 0xBD), LION_SKYMONT("Arrow Lake", 0xC5), LION_SKYMONT("Arrow Lake", 0xC6),
+    PTL(0xCC), PTL(0xD5), PTL(0xE5), NVL(0x01), NVL(0x03),
     AMD("Zen", 0x17, 0x00, 0x2F, false), AMD("Zen", 0x17, 0x50, 0x5F, false),
     AMD("Zen 2", 0x17, 0x30, 0x4F, false), AMD("Zen 2", 0x17, 0x60, 0x7F, false),
     AMD("Zen 2", 0x17, 0x90, 0x91, false), AMD("Zen 2", 0x17, 0xA0, 0xAF, false),
@@ -189,7 +212,7 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         break;
     }
     case CPUID_LEAF_FEATURES:
-        r[CPUID_EAX] = signature(m->family, m->model);
+        r[CPUID_EAX] = signature(m->family, m->model) | (c->stepping & 0xF);
         r[CPUID_ECX] = intel ? CPUID_01_ECX_PDCM : 0;
         r[CPUID_EDX] = CPUID_01_EDX_TSC;
         break;
@@ -221,7 +244,7 @@ void pmu_model_cpuid(const struct pmu_model_cpu *c, uint32_t leaf, uint32_t subl
         break;
     case CPUID_LEAF_HYBRID:
         if (intel && m->hybrid)
-            r[CPUID_EAX] = c->core_type << 24;
+            r[CPUID_EAX] = c->core_type << 24 | (c->native_model & 0xFFFFFF);
         break;
     case CPUID_LEAF_EXT_MAX:
         r[CPUID_EAX] = intel ? CPUID_LEAF_POWER_MGMT : CPUID_LEAF_AMD_PERFMON;

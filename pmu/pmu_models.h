@@ -67,6 +67,8 @@ const struct pmu_model *pmu_model_find(enum cpu_vendor vendor, uint32_t family, 
 struct pmu_model_cpu {
     struct pmu_model row;
     unsigned core_type;
+    uint32_t stepping;     /* CPUID.1:EAX[3:0] (0 unless given) */
+    uint32_t native_model; /* CPUID.1AH:EAX[23:0] on hybrid parts (0 unless given) */
 };
 
 /* CPUID as that processor answers it (leaves the image reads; others 0). */

@@ -26,10 +26,17 @@ cpu_for() {
         arch_intel) echo intel:0x13:0x1:8; return ;; # an Intel family cpu_map.txt lacks
         arch_amd) echo amd:0x1b:0x0:6; return ;;     # an AMD family cpu_map.txt lacks
     esac
+    # stepping=FIRST-LAST / native=ID qualifiers: a processor they are for (the first
+    # stepping); a native= line names the config of the E-cores with that native model ID.
     awk -v p="$1" '!/^#/ && NF >= 4 {
-        v = $1 ":" $2 ":" $3
-        if ($4 == p) { print v (NF >= 5 ? ":p" : ""); exit }
-        if (NF >= 5 && $5 == p) { print v ":e"; exit }
+        v = $1 ":" $2 ":" $3; q = ""; e = ""; native = 0
+        for (i = 5; i <= NF; i++) {
+            if ($i ~ /^stepping=/) { s = substr($i, 10); sub(/-.*/, "", s); q = q ":stepping=" s }
+            else if ($i ~ /^native=/) { q = q ":" $i; native = 1 }
+            else if (i == 5) e = $5
+        }
+        if ($4 == p) { print v (e != "" ? ":p" : native ? ":e" : "") q; exit }
+        if (e != "" && e == p) { print v ":e" q; exit }
     }' "$ROOT/configs/cpu_map.txt"
 }
 

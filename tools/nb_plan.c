@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLAN_CPU_SYNTAX "VENDOR:FAMILY:MODEL[:p|:e][:GPCOUNTERS]"
+#define PLAN_CPU_SYNTAX "VENDOR:FAMILY:MODEL[:p|:e][:stepping=N][:native=ID][:GPCOUNTERS]"
 
 /* The described processor: CPUID and IA32_PERF_CAPABILITIES from its model row. */
 struct plan_cpu {
@@ -77,7 +77,9 @@ static int bad_spec(const char *spec, const char *why)
 }
 
 /*
- * VENDOR:FAMILY:MODEL[:p|:e][:GPCOUNTERS]. A model of pmu/pmu_models.c takes
+ * VENDOR:FAMILY:MODEL[:p|:e][:stepping=N][:native=ID][:GPCOUNTERS] (stepping: CPUID.1
+ * EAX[3:0], native: the native model ID of CPUID.1AH:EAX[23:0], as cpu_map.txt's
+ * qualifiers read them). A model of pmu/pmu_models.c takes
  * its facts from there (GPCOUNTERS overrides its count, e.g. 8 for Skylake
  * with Hyper-Threading off); another model needs GPCOUNTERS and gets a
  * generic description (Intel: perfmon v4, 48-bit counters, 3 fixed; AMD
@@ -89,9 +91,23 @@ static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_
     snprintf(copy, sizeof(copy), "%s", spec ? spec : "");
     char *fields[6] = { 0 };
     int n = 0;
-    for (char *tok = strtok(copy, ":"); tok && n < 6; tok = strtok(NULL, ":"))
+    uint32_t stepping = 0, native = 0;
+    for (char *tok = strtok(copy, ":"); tok && n < 6; tok = strtok(NULL, ":")) {
+        if (strncmp(tok, "stepping=", 9) == 0) {
+            if (!parse_number(tok + 9, &stepping) || stepping > 0xF)
+                return bad_spec(spec, "stepping= must be 0..15 (CPUID.1:EAX[3:0])");
+            continue;
+        }
+        if (strncmp(tok, "native=", 7) == 0) {
+            if (!parse_number(tok + 7, &native) || native == 0 || native > 0xFFFFFF)
+                return bad_spec(spec, "native= must be a native model ID 1..0xFFFFFF (CPUID.1AH:EAX[23:0])");
+            continue;
+        }
         fields[n++] = tok;
+    }
     memset(pc, 0, sizeof(*pc));
+    pc->cpu.stepping = stepping;
+    pc->cpu.native_model = native;
     *n_gp_override = 0;
     struct pmu_model *row = &pc->cpu.row;
     snprintf(msg, sizeof(msg),
@@ -221,8 +237,9 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
     size_t map_len;
     char *map = host_read_file(map_path, &map_len);
     struct config_choice choice;
-    enum config_match match = map ? pmu_config_map_choose(map, map_len, d->vendor, d->family,
-                                                          d->model, d->core_type, &choice)
+    struct config_cpu cpu = { d->vendor, d->family, d->model, (int)d->stepping, d->core_type,
+                              d->native_model };
+    enum config_match match = map ? pmu_config_map_choose_cpu(map, map_len, &cpu, &choice)
                                   : CONFIG_MATCH_NONE;
     if (match == CONFIG_MATCH_EXACT) {
         snprintf(dc->rel, sizeof(dc->rel), "%s", choice.path);

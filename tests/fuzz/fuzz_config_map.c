@@ -4,8 +4,11 @@
  *
  * Input: byte 0 picks the vendor (modulo 3: other, Intel, AMD), byte 1 the
  * display family, byte 2 the display model, byte 3 the hybrid core type
- * (CPUID.1AH:EAX[31:24]: 20H Atom, 40H Core, anything else); the rest is the
- * map text. The output buffer has the size kernel/bench_counters.c uses.
+ * (CPUID.1AH:EAX[31:24]: 20H Atom, 40H Core, anything else), byte 4 the
+ * stepping (modulo 17, minus 1: -1 unknown, 0..15), byte 5 the native model ID
+ * (0 unknown); the rest is the map text. The output buffer has the size
+ * kernel/bench_counters.c uses; pmu_config_map_choose_cpu() (stepping= and
+ * native= qualifiers) runs on the same text.
  *
  * Invariants (a failure traps): on true the output is NUL-terminated inside
  * the buffer, starts with "configs/cfg_" and ends with "_common.txt"; an
@@ -24,18 +27,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 4)
+    if (size < 6)
         return 0;
     enum cpu_vendor vendor = (enum cpu_vendor)(data[0] % 3);
     uint32_t family = data[1];
     uint32_t model = data[2];
     unsigned core_type = data[3];
-    size_t len = size - 4;
+    int stepping = data[4] % 17 - 1;
+    uint32_t native = data[5];
+    size_t len = size - 6;
     /* A heap copy of exactly len bytes: a read past the map text is an ASan report. */
     char *text = malloc(len ? len : 1);
     if (!text)
         abort();
-    memcpy(text, data + 4, len);
+    memcpy(text, data + 6, len);
 
     char *out = malloc(FUZZ_OUT_CAP);
     if (!out)
@@ -48,6 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(memchr(out, '\0', FUZZ_OUT_CAP) != NULL);
         FUZZ_CHECK(fuzz_starts_with(out, "configs/cfg_"));
         FUZZ_CHECK(fuzz_ends_with(out, "_common.txt"));
+    }
+    struct config_cpu cpu = { vendor, family, model, stepping, core_type, native };
+    struct config_choice c;
+    memset(&c, FUZZ_POISON_BYTE, sizeof(c));
+    enum config_match m = pmu_config_map_choose_cpu(text, len, &cpu, &c);
+    if (m != CONFIG_MATCH_NONE) {
+        FUZZ_CHECK(vendor == VENDOR_INTEL || vendor == VENDOR_AMD);
+        FUZZ_CHECK(memchr(c.path, '\0', sizeof(c.path)) != NULL);
+        FUZZ_CHECK(fuzz_starts_with(c.path, "configs/cfg_"));
+        FUZZ_CHECK(fuzz_ends_with(c.path, "_common.txt"));
     }
     free(out);
     free(text);

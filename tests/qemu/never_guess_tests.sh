@@ -4,11 +4,11 @@
 # runs the image's own detection, config choice and scheduler on the host.
 
 # A model cpu_map.txt does not list gets the architectural events and one line
-# naming -config, never a neighbour's table (Panther Lake 0xCC and Clearwater
-# Forest 0xDD sit next to Emerald Rapids 0xCF).
+# naming -config, never a neighbour's table: 0xCE and 0xD0, not in Intel's
+# mapfile, sit next to Emerald Rapids 0xCF and Panther Lake 0xCC/0xD5.
 test_plan_unknown_model_gets_architectural_events() {
     local out err model
-    for model in 0xcc 0xdd; do
+    for model in 0xce 0xd0; do
         out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop 2>"$TMP/ng_err" | sed -n '1p;4p') || return 1
         err=$(cat "$TMP/ng_err")
         expect_eq "plan header $model" "# plan for intel:6:$model:8: intel, config built-in architectural events

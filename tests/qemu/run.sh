@@ -898,19 +898,23 @@ group 2: MEM_LOAD_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_C
 group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# metrics\|^group' <<<"$out")" || return 1
     # Ice Lake-SP and Sapphire Rapids: topdown from PERF_METRICS, with fixed
     # counter 3 (FIXED_CTR3 and PERF_METRICS zeroed, FIXED_CTR_CTRL 15:12,
-    # GLOBAL_CTRL bits 48, 35 and PMC0). Sapphire Rapids reads the level-2
-    # bytes 4-7 from the same snapshot (METRICS-FACTS 2b); Ice Lake-SP has
-    # only the four level-1 bytes. The writes are the same.
+    # GLOBAL_CTRL bits 48, 35 and the group's PMCs), as Intel's TMA defines it
+    # (configs/tables/tma/): level 1 from the four bytes less INT_MISC.UOP_DROPPING
+    # (Ice Lake-SP also plus 5 x INT_MISC.CLEARS_COUNT in Backend Bound); Sapphire
+    # Rapids reads the level-2 bytes 4-7 from the same snapshot, Ice Lake-SP takes
+    # level 2 from ordinary events (a second group for the memory-bound ones).
     local model td_l1="TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.SLOTS@FIXED3 TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS"
-    local -A td_group=([0x6a]="$td_l1"
-        [0x8f]="$td_l1 TOPDOWN.FETCH_LAT@PERF_METRICS TOPDOWN.BR_MISPREDICT@PERF_METRICS TOPDOWN.HEAVY_OPS@PERF_METRICS TOPDOWN.MEM_BOUND@PERF_METRICS")
+    local -A td_group=([0x6a]="INT_MISC.UOP_DROPPING@PMC1 INT_MISC.CLEARS_COUNT@PMC2 IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC3 BR_MISP_RETIRED.ALL_BRANCHES@PMC4 MACHINE_CLEARS.COUNT@PMC5 CYCLE_ACTIVITY.STALLS_MEM_ANY@PMC6 EXE_ACTIVITY.BOUND_ON_STORES@PMC7 $td_l1
+group 2: CYCLE_ACTIVITY.STALLS_TOTAL@PMC0 EXE_ACTIVITY.1_PORTS_UTIL@PMC1 EXE_ACTIVITY.2_PORTS_UTIL@PMC2"
+        [0x8f]="INT_MISC.UOP_DROPPING@PMC1 $td_l1 TOPDOWN.FETCH_LAT@PERF_METRICS TOPDOWN.BR_MISPREDICT@PERF_METRICS TOPDOWN.HEAVY_OPS@PERF_METRICS TOPDOWN.MEM_BOUND@PERF_METRICS")
+    local -A td_global=([0x6a]=0x10008000000ff [0x8f]=0x1000800000003)
     for model in 0x6a 0x8f; do
         out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop -config "$TMP/inst.cfg" -metrics topdown) || return 1
         expect_eq "topdown $model" "group 1: INST@PMC0 ${td_group[$model]}
 wrmsr 0x30c 0x0
 wrmsr 0x329 0x0
 wrmsr 0x38d 0x3000
-wrmsr 0x38f 0x1000800000001" "$(grep '^group' <<<"$out"; tail -4 <<<"$out")" || return 1
+wrmsr 0x38f ${td_global[$model]}" "$(grep '^group' <<<"$out"; sed -n '/^group 1/,/^group 2/p' <<<"$out" | grep -v '^group' | tail -4)" || return 1
     done
     # Zen 4 flops: event 003H on an even counter, the MergeEvent FFFH on the odd
     # one programmed first (PPR "Large Increment per Cycle Events").
@@ -939,8 +943,8 @@ wrmsr 0xc0010206 0x1064301a0" "$(grep '^# metrics\|^group\|1bd6$\|1a0$' <<<"$out
     out=$($NB -plan -plan_cpu intel:6:0xbe:6 -asm nop -config "$TMP/inst.cfg" -metrics codemon) || return 1
     expect_eq "gracemont codemon" "# metrics codemon from configs/metrics/AlderLakeE.txt: 16 events added, fixed counters read
 group 1: INST@PMC0 MEM_LOAD_UOPS_RETIRED.L1_MISS@PMC1 MEM_LOAD_UOPS_RETIRED.L2_MISS@PMC2 MEM_LOAD_UOPS_RETIRED.DRAM_HIT@PMC3 LONGEST_LAT_CACHE.MISS@PMC4 LONGEST_LAT_CACHE.REFERENCE@PMC5
-group 2: DTLB_LOAD_MISSES.WALK_COMPLETED@PMC0 TOPDOWN_FE_BOUND.ALL@PMC1 TOPDOWN_BAD_SPECULATION.ALL@PMC2 TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@PMC3 UOPS_RETIRED.STALL_CYCLES@PMC4 LD_HEAD.L1_BOUND_AT_RET@PMC5
-wrmsr 0x18a 0x1c300c2
+group 2: DTLB_LOAD_MISSES.WALK_COMPLETED@PMC0 TOPDOWN_FE_BOUND.ALL@PMC1 TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@PMC2 UOPS_RETIRED.STALL_CYCLES@PMC3 TOPDOWN_BAD_SPECULATION.ALL@PMC4 LD_HEAD.L1_BOUND_AT_RET@PMC5
+wrmsr 0x189 0x1c300c2
 group 3: MEM_BOUND_STALLS.LOAD@PMC0 MEM_SCHEDULER_BLOCK.ST_BUF@PMC1 LD_HEAD.ANY_AT_RET@PMC2 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC3 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC4" \
         "$(grep '^# metrics\|^group\|c300c2$' <<<"$out")" || return 1
     # Haswell flops: a group of `na` metrics only (no FP_ARITH_INST_RETIRED in its
@@ -955,10 +959,10 @@ group 1: INST@PMC0" "$(grep '^# metrics\|^group' <<<"$out")" || return 1
     expect_eq "haswell codemon" "# metrics codemon from configs/metrics/Haswell.txt: 14 events added, fixed counters read
 group 1: INST@PMC0 MEM_LOAD_UOPS_RETIRED.L1_MISS@PMC1 MEM_LOAD_UOPS_RETIRED.L2_MISS@PMC3 CYCLE_ACTIVITY.STALLS_L1D_PENDING@PMC2{2}
 group 2: MEM_LOAD_UOPS_RETIRED.L3_MISS@PMC0 LONGEST_LAT_CACHE.MISS@PMC1 LONGEST_LAT_CACHE.REFERENCE@PMC2 DTLB_LOAD_MISSES.WALK_COMPLETED@PMC3
-group 3: INT_MISC.RECOVERY_CYCLES@PMC0 UOPS_RETIRED.STALL_CYCLES@PMC1 CYCLE_ACTIVITY.STALLS_LDM_PENDING@PMC2 CYCLE_ACTIVITY.CYCLES_NO_EXECUTE@PMC3
-wrmsr 0x187 0x1c301c2
-wrmsr 0x188 0x64306a3
-group 4: IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC0 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC1 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC2" \
+group 3: INT_MISC.RECOVERY_CYCLES@PMC0 IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC1 UOPS_RETIRED.STALL_CYCLES@PMC2 CYCLE_ACTIVITY.STALLS_LDM_PENDING@PMC3
+wrmsr 0x188 0x1c301c2
+wrmsr 0x189 0x64306a3
+group 4: CYCLE_ACTIVITY.CYCLES_NO_EXECUTE@PMC0 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC1 MEM_LOAD_UOPS_RETIRED.L3_HIT@PMC2" \
         "$(grep '^# metrics\|^group\|0x1c301c2$\|0x64306a3$' <<<"$out")"
 }
 
@@ -1470,6 +1474,7 @@ run_test results_folder_collects_runs test_results_folder_collects_runs
 run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
 run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 run_test serial_log_of_several_runs test_serial_log_of_several_runs
+source "$ROOT/tests/qemu/configs_tma_tests.sh"
 
 source "$ROOT/tests/qemu/kvm_tests.sh"
 source "$ROOT/tests/qemu/secure_boot_tests.sh"

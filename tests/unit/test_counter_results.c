@@ -978,16 +978,30 @@ NB_TEST(results_metrics_codemon_skylake)
     rig_down(&x);
 }
 
-/* Per copy: 2.5 core cycles (fixed 1), 1.5 undelivered uops, 5 issued, 4 retire slots, 0.25 recovery cycles. */
+/*
+ * Per copy: 2.5 core cycles (fixed 1), 1.5 undelivered uops, 0.3 cycles with none
+ * delivered (9C/01 cmask 4), 5 issued, 4 retire slots, 0.25 recovery cycles, 0.3
+ * mispredicted branches, 0.1 machine clears (C3/01 cmask 1), 0.5 macro-fused uops,
+ * 0.6 memory stall cycles (A3/14 cmask 20), 0.1 cycles bound on stores, 0.25 stall
+ * cycles (A3/04 cmask 4), 0.4 and 0.5 cycles with 1 and 2 ports used.
+ */
 static const struct rate TOPDOWN_SKX_RATES[] = {
-    { 0xC0, 0x00, 300 }, { 0x9C, 0x01, 150 }, { 0x0E, 0x01, 500 }, { 0xC2, 0x02, 400 }, { 0x0D, 0x01, 25 },
+    { 0xC0, 0x00, 300 }, { 0x9C, 0x01, 150 }, { 0x9C, 0x01, 30, 4 }, { 0x0E, 0x01, 500 },
+    { 0xC2, 0x02, 400 }, { 0x0D, 0x01, 25 },  { 0xC5, 0x00, 30 },     { 0xC3, 0x01, 10, 1 },
+    { 0xC2, 0x04, 50 },  { 0xA3, 0x14, 60, 20 }, { 0xA6, 0x40, 10 },  { 0xA3, 0x04, 25, 4 },
+    { 0xA6, 0x02, 40 },  { 0xA6, 0x04, 50 },
 };
 
 /*
- * -metrics topdown on Skylake-X (METRICS-FACTS.md 2a, issue_width 4 from the
- * file): SLOTS = 4 x 2.5 = 10. By hand: TD_FRONTEND_BOUND 1.5/10 = 0.15,
- * TD_BAD_SPECULATION (5 - 4 + 4 x 0.25)/10 = 0.20, TD_RETIRING 4/10 = 0.40,
- * TD_BACKEND_BOUND 1 - 0.15 - (5 + 4 x 0.25)/10 = 0.25 (the four add up to 1).
+ * -metrics topdown on Skylake-X: Intel's TMA 5.01 (configs/tables/tma/SkylakeX.json,
+ * SMT off): SLOTS = 4 x 2.5 = 10. By hand: TD_FRONTEND_BOUND 1.5/10 = 0.15,
+ * TD_FETCH_LATENCY 4 x 0.3/10 = 0.12, TD_FETCH_BANDWIDTH 0.15 - 0.12 = 0.03,
+ * TD_BAD_SPECULATION (5 - 4 + 4 x 0.25)/10 = 0.20, TD_BRANCH_MISPREDICTS
+ * 0.3/(0.3 + 0.1) x 0.20 = 0.15, TD_MACHINE_CLEARS 0.20 - 0.15 = 0.05, TD_RETIRING
+ * 4/10 = 0.40, TD_HEAVY_OPERATIONS (4 + 0.5 - 3)/10 = 0.15, TD_LIGHT_OPERATIONS
+ * 0.40 - 0.15 = 0.25, TD_BACKEND_BOUND 1 - 0.15 - (5 + 4 x 0.25)/10 = 0.25,
+ * TD_MEMORY_BOUND (0.6 + 0.1)/(0.25 + (0.4 + 0.40 x 0.5) + 0.1) x 0.25 = 0.7/0.95 x 0.25
+ * = 0.1842 -> 0.18, TD_CORE_BOUND 0.25 - 0.1842 = 0.0658 -> 0.07.
  */
 NB_TEST(results_metrics_topdown_skylake)
 {
@@ -998,8 +1012,11 @@ NB_TEST(results_metrics_topdown_skylake)
     hw.fixed_centi[1] = 250;
     x.o.metrics = "topdown";
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
-                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.15\nTD_BAD_SPECULATION: 0.20\n"
-                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.25\n");
+                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.15\nTD_FETCH_LATENCY: 0.12\n"
+                 "TD_FETCH_BANDWIDTH: 0.03\nTD_BAD_SPECULATION: 0.20\nTD_BRANCH_MISPREDICTS: 0.15\n"
+                 "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_LIGHT_OPERATIONS: 0.25\n"
+                 "TD_HEAVY_OPERATIONS: 0.15\nTD_BACKEND_BOUND: 0.25\nTD_MEMORY_BOUND: 0.18\n"
+                 "TD_CORE_BOUND: 0.07\n");
     rig_down(&x);
 }
 
@@ -1147,25 +1164,47 @@ static void ice_lake_x_medium(struct host_platform *h)
 }
 
 /*
+ * SIX_RATES plus, per copy: 0.12 uops dropped (0D/10), 0.06 clears (0D/01 cmask 1),
+ * 0.18 cycles without a uop delivered (9C/01 cmask 5), 0.3 mispredicted branches, 0.1
+ * machine clears (C3/01 cmask 1), 0.6 memory stall cycles (A3/14 cmask 20), 0.1 cycles
+ * bound on stores (A6/40 cmask 2), 0.4 and 0.5 cycles with 1 and 2 ports used.
+ */
+static const struct rate TOPDOWN_ICX_RATES[] = {
+    { 0xC0, 0x00, 300 }, { 0x3C, 0x00, 150 }, { 0x0E, 0x01, 400 },   { 0xA3, 0x04, 25 },
+    { 0xC4, 0x00, 100 }, { 0xD1, 0x01, 50 },  { 0x0D, 0x10, 12 },    { 0x0D, 0x01, 6, 1 },
+    { 0x9C, 0x01, 18, 5 }, { 0xC5, 0x00, 30 }, { 0xC3, 0x01, 10, 1 }, { 0xA3, 0x14, 60, 20 },
+    { 0xA6, 0x40, 10, 2 }, { 0xA6, 0x02, 40 }, { 0xA6, 0x04, 50 },
+};
+
+/*
  * Ice Lake-SP: IA32_PERF_METRICS has only the four level-1 bytes
  * (METRICS-FACTS 2b), so bytes 4-7 (here garbage, 0xEE) are never read:
- * -metrics topdown gives level 1 only, and a config line asking for a
- * level-2 field is refused. Bytes as the Sapphire Rapids test: 0.30, 0.10,
- * 0.40, 0.20.
+ * -metrics topdown gives level 1 from the four bytes and level 2 from ordinary
+ * events, as Intel's TMA 5.2 derives it (configs/tables/tma/IceLakeX.json), and a
+ * config line asking for a level-2 field is refused. Bytes as the Sapphire Rapids
+ * test: frontend 1.788, bad speculation 0.612, retiring 2.400, backend 1.200 slots of
+ * 6.00 per copy (sum 6.00). By hand: FE 1.788/6 - 0.12/6 = 0.278 -> 0.28; BE 1.2/6 +
+ * 5 x 0.06/6 = 0.25; RET 2.4/6 = 0.40; BS max(1 - 0.278 - 0.25 - 0.40, 0) = 0.072 ->
+ * 0.07; fetch latency (5 x 0.18 - 0.12)/6 = 0.13; bandwidth 0.278 - 0.13 = 0.148 ->
+ * 0.15; mispredicts 0.3/0.4 x 0.072 = 0.054 -> 0.05; machine clears 0.018 -> 0.02;
+ * memory bound (0.6 + 0.1)/(0.25 + (0.4 + 0.40 x 0.5) + 0.1) x 0.25 = 0.1842 -> 0.18;
+ * core bound 0.25 - 0.1842 = 0.0658 -> 0.07.
  */
 NB_TEST(results_topdown_level2_refused_on_ice_lake)
 {
     struct rig x;
     machine_tweak = ice_lake_x_medium;
-    REQUIRE(rig_up(&x, false, SIX_RATES, NB_ARRAY_SIZE(SIX_RATES)));
+    REQUIRE(rig_up(&x, false, TOPDOWN_ICX_RATES, NB_ARRAY_SIZE(TOPDOWN_ICX_RATES)));
     REQUIRE(x.env.desc.perf_metrics);
     CHECK(!x.env.desc.perf_metrics_l2);
     hw.fixed3_centi = 600;
     hw.metrics = 0xEEEEEEEE334C1A66ull;
     x.o.metrics = "topdown";
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
-                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.30\nTD_BAD_SPECULATION: 0.10\n"
-                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\n");
+                 "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.28\nTD_FETCH_LATENCY: 0.13\n"
+                 "TD_FETCH_BANDWIDTH: 0.15\nTD_BAD_SPECULATION: 0.07\nTD_BRANCH_MISPREDICTS: 0.05\n"
+                 "TD_MACHINE_CLEARS: 0.02\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.25\n"
+                 "TD_MEMORY_BOUND: 0.18\nTD_CORE_BOUND: 0.07\n");
     x.o.metrics = NULL;
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n00.84 TOPDOWN.HEAVY_OPS\n00.80 TOPDOWN.RETIRING\n"),
                  "warning: cfg.txt line 2: top-down level 2 (00.84-00.87) needs the level-2 fields of "
@@ -1229,17 +1268,24 @@ static void gracemont_medium(struct host_platform *h)
     add_repo_file(h, "configs/metrics/AlderLakeE.txt");
 }
 
-/* Per copy: FE 2.50, bad speculation 1.50 (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation restrictions). */
+/*
+ * Per copy: FE 2.50 (latency 1.50, bandwidth 1.00), bad speculation event 1.20
+ * (mispredicts 1.00, machine clears 0.50), retiring 4.00, BE 2.00 (0.70 allocation
+ * restrictions).
+ */
 static const struct rate GRACEMONT_TOPDOWN_RATES[] = {
-    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 150 }, { 0x73, 0x04, 100 },
+    { 0xC0, 0x00, 300 }, { 0x71, 0x00, 250 }, { 0x73, 0x00, 120 }, { 0x73, 0x04, 100 },
     { 0x73, 0x03, 50 },  { 0xC2, 0x00, 400 }, { 0x74, 0x00, 200 }, { 0x74, 0x01, 70 },
+    { 0x71, 0x72, 150 }, { 0x71, 0x8D, 100 },
 };
 
 /*
- * -metrics topdown on Gracemont: SLOTS = 5 (issue width, METRICS-FACTS 2a)
- * x 2.00 cycles = 10 per copy. By hand: FE 0.25, bad speculation 0.15,
- * mispredicts (73/04) 0.10, machine clears (73/03) 0.05, retiring 0.40,
- * backend 0.20, core bound (74/01) 0.07. Nine events on 4 counters.
+ * -metrics topdown on Gracemont as Intel's E-core TMA 4 (column GRT,
+ * configs/tables/tma/AlderLakeE.json) defines it: SLOTS = 5 x 2.00 cycles = 10
+ * per copy. By hand: FE 0.25, fetch latency (71/72) 0.15, bandwidth (71/8D) 0.10;
+ * bad speculation the remainder (10 - (2.5 + 2.0 + 4.0))/10 = 0.15, not the 73/00
+ * event (0.12); mispredicts (73/04) 0.10, machine clears (73/03) 0.05; retiring
+ * 0.40; backend 0.20, core bound (74/01) 0.07, resource bound 0.20 - 0.07 = 0.13.
  */
 NB_TEST(results_metrics_topdown_level2_gracemont)
 {
@@ -1251,8 +1297,9 @@ NB_TEST(results_metrics_topdown_level2_gracemont)
     x.o.metrics = "topdown";
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 3.00\n"
-                 "TD_FRONTEND_BOUND: 0.25\nTD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\n"
-                 "TD_MACHINE_CLEARS: 0.05\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\n");
+                 "TD_FRONTEND_BOUND: 0.25\nTD_IFETCH_LATENCY: 0.15\nTD_IFETCH_BANDWIDTH: 0.10\n"
+                 "TD_BAD_SPECULATION: 0.15\nTD_BRANCH_MISPREDICTS: 0.10\nTD_MACHINE_CLEARS: 0.05\n"
+                 "TD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.20\nTD_CORE_BOUND: 0.07\nTD_RESOURCE_BOUND: 0.13\n");
     rig_down(&x);
 }
 
@@ -1549,7 +1596,7 @@ NB_TEST(results_metrics_memory_nehalem_na)
                  "event configs (section 1a))\n"
                  "L2_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.L2_MISS or MEM_LOAD_UOPS_RETIRED.L1_MISS in this core's "
                  "event configs (section 1a))\n"
-                 "L3_MISS_RATIO: n/a (no MEM_LOAD_RETIRED.L2_MISS in this core's event configs (section 1a))\n"
+                 "L3_MISS_RATIO: n/a (no MEM_LOAD_UOPS_RETIRED.DRAM_HIT or MEM_LOAD_UOPS_RETIRED.L2_MISS in this core's event configs (section 1a))\n"
                  "LLC_MISS_RATIO: 0.25\nDTLB_WALKS_PKI: 10.00\n"
                  "LOAD_MISS_LATENCY: n/a (no L1D_PEND_MISS.PENDING or MEM_LOAD_COMPLETED.L1_MISS_ANY in this core's "
                  "event configs (section 1a))\n");

@@ -265,6 +265,13 @@ static bool cpu_for(const char *map, const char *prefix, struct pmu_model_cpu *c
         int family, model;
         if (*line == '#' || sscanf(line, "%15s %i %i %63s %63[^ \n#]", vendor, &family, &model, p, e) < 4)
             continue;
+        /* stepping= / native= qualifiers: a processor they are for (the first stepping). */
+        const char *eol = strchr(line, '\n') ? strchr(line, '\n') : line + strlen(line);
+        const char *qs = strstr(line, " stepping="), *qn = strstr(line, " native=");
+        unsigned long stepping = qs && qs < eol ? strtoul(qs + 10, NULL, 0) : 0;
+        unsigned long native = qn && qn < eol ? strtoul(qn + 8, NULL, 0) : 0;
+        if (strchr(e, '='))
+            e[0] = 0;
         bool as_p = strcmp(p, prefix) == 0, as_e = e[0] && strcmp(e, prefix) == 0;
         if (!as_p && !as_e)
             continue;
@@ -275,10 +282,18 @@ static bool cpu_for(const char *map, const char *prefix, struct pmu_model_cpu *c
         *row = *known;
         row->model = (uint32_t)model;
         row->model_last = 0;
+        /* A native= line names the config of the cores with that native model ID: E-cores. */
         if (row->hybrid)
-            c->core_type = as_p ? HYBRID_CORE_CORE : HYBRID_CORE_ATOM;
-        snprintf(spec, cap, "%s:0x%x:0x%x%s", vendor, family, model,
-                 !row->hybrid ? "" : as_p ? ":p" : ":e");
+            c->core_type = as_p && !native ? HYBRID_CORE_CORE : HYBRID_CORE_ATOM;
+        c->stepping = (uint32_t)stepping;
+        c->native_model = (uint32_t)native;
+        char quals[48] = "";
+        if (qs && qs < eol)
+            snprintf(quals, sizeof(quals), ":stepping=%lu", stepping);
+        if (qn && qn < eol)
+            snprintf(quals + strlen(quals), sizeof(quals) - strlen(quals), ":native=0x%lx", native);
+        snprintf(spec, cap, "%s:0x%x:0x%x%s%s", vendor, family, model,
+                 !row->hybrid ? "" : c->core_type == HYBRID_CORE_CORE ? ":p" : ":e", quals);
         return true;
     }
     return false;

@@ -49,6 +49,127 @@ struct family {
 };
 
 /*
+ * Families nanoBench ships as cfg_<prefix>_all_core.txt + _all_offcore.txt although
+ * their tables have fewer than GEN_OFFCORE_SPLIT offcore events: written split too
+ * (besides the combined _all.txt), so that nanoBench's file names all exist.
+ */
+static const char *const split_families[] = {
+    "IvyBridge", "TigerLake", "MeteorLakeP_RedwoodCove", "MeteorLakeE_Crestmont",
+    "ArrowLakeP_LionCove", "ArrowLakeE_Skymont",
+};
+
+static bool split_family(const char *prefix)
+{
+    for (size_t i = 0; i < sizeof(split_families) / sizeof(split_families[0]); i++)
+        if (strcmp(split_families[i], prefix) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * Families whose _all file starts with AMD's PPR names in nanoBench's order (a table of
+ * CODE NAME lines in configs/tables/): each libpfm4 entry of the same encoding is written
+ * under the PPR name with libpfm4's name noted as its alias; an encoding libpfm4 lacks
+ * keeps the table's code, with a comment. The rest follow under libpfm4's names.
+ */
+static const struct {
+    const char *prefix, *table;
+} ppr_tables[] = {
+    {"Zen", "zen_ppr_names.txt"},
+};
+
+static const char *ppr_table(const char *prefix)
+{
+    for (size_t i = 0; i < sizeof(ppr_tables) / sizeof(ppr_tables[0]); i++)
+        if (strcmp(ppr_tables[i].prefix, prefix) == 0)
+            return ppr_tables[i].table;
+    return NULL;
+}
+
+/*
+ * e[0..n) reordered for a PPR table (see ppr_tables) into a new array (*nout entries),
+ * or NULL on an error. *nppr gets the count of table lines, *nlit those libpfm4 lacks.
+ */
+static struct gen_entry *ppr_order(const char *path, const char *pmu, enum gen_vendor vendor,
+                                   const struct gen_entry *e, size_t n, size_t *nout,
+                                   size_t *nppr, size_t *nlit)
+{
+    struct gen_entry *out = calloc(n + 1024, sizeof(*out));
+    size_t *newidx = calloc(n ? n : 1, sizeof(*newidx)), k = 0;
+    bool *used = calloc(n ? n : 1, sizeof(*used));
+    char buf[512];
+    int lineno = 0, bad = 0;
+    FILE *f = fopen(path, "r");
+
+    *nppr = *nlit = 0;
+    if (!out || !newidx || !used || !f) {
+        fprintf(stderr, "gen_configs: %s: cannot read\n", path);
+        goto fail;
+    }
+    while (fgets(buf, sizeof(buf), f) && k < n + 1024) {
+        struct gen_evtsel sel;
+        char name[GEN_NAME_MAX];
+        const char *why;
+        enum gen_vendor v;
+        size_t i;
+
+        lineno++;
+        buf[strcspn(buf, "\r\n")] = 0;
+        if (buf[0] == '#' || !buf[0])
+            continue;
+        if (gen_evtsel_parse(buf, &v, &sel, name, sizeof(name), &why) != 0 || v != vendor) {
+            fprintf(stderr, "gen_configs: %s:%d: %s\n", path, lineno, v != vendor ? "wrong vendor" : why);
+            bad++;
+            continue;
+        }
+        for (i = 0; i < n; i++)
+            if (!used[i] && e[i].status == GEN_KEEP && gen_evtsel_same(&e[i].sel, &sel))
+                break;
+        if (i < n) {
+            out[k] = e[i];
+            used[i] = true;
+            newidx[i] = k;
+            snprintf(out[k].note, sizeof(out[k].note),
+                     "%.64s: AMD's PPR name (nanoBench's); libpfm4 calls it %.100s", name, e[i].name);
+        } else {
+            memset(&out[k], 0, sizeof(out[k]));
+            out[k].sel = sel;
+            out[k].status = GEN_KEEP;
+            snprintf(out[k].note, sizeof(out[k].note),
+                     "%.64s: nanoBench's encoding and AMD's PPR name; libpfm4 %.64s does not list this event",
+                     name, pmu);
+            (*nlit)++;
+        }
+        snprintf(out[k].name, sizeof(out[k].name), "%s", name);
+        k++;
+        (*nppr)++;
+    }
+    fclose(f);
+    f = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!used[i]) {
+            newidx[i] = k;
+            out[k++] = e[i];
+        }
+    for (size_t i = 0; i < k; i++)
+        if (out[i].status == GEN_ALIAS)
+            out[i].alias_of = (int)newidx[out[i].alias_of];
+    if (bad)
+        goto fail;
+    free(newidx);
+    free(used);
+    *nout = k;
+    return out;
+fail:
+    if (f)
+        fclose(f);
+    free(out);
+    free(newidx);
+    free(used);
+    return NULL;
+}
+
+/*
  * Model numbers: Intel perfmon mapfile.csv (which event file serves which
  * GenuineIntel-FAMILY-MODEL, and on hybrid parts which core type) cross-checked with
  * Linux arch/x86/include/asm/intel-family.h; AMD: the Zen generation ranges in Linux
@@ -79,11 +200,10 @@ static const struct family families[] = {
       "Knights Landing (57), Knights Mill (85)"),
     T("Skylake", "Skylake", "intel 6 0x4E,0x5E,0x8E,0x9E,0xA5,0xA6",
       "Skylake (4E 5E), Kaby / Coffee / Whiskey Lake (8E 9E), Comet Lake (A5 A6)"),
-    T("SkylakeX", "SkylakeX", "intel 6 0x55",
-      "Skylake-SP (55, steppings 0-4). Cascade Lake (55, steppings 5-7 and later)\n"
-      "has its own table, cfg_CascadeLakeX_*; cpu_map.txt has no stepping column,\n"
-      "so the image takes SkylakeX for both (they differ in a few events only)"),
-    {"CascadeLakeX", "CascadeLakeX", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    T("SkylakeX", "SkylakeX", "intel 6 0x55 stepping=0-4",
+      "Skylake-SP (55, steppings 0-4; Intel's mapfile: 6-55-[01234])"),
+    T("CascadeLakeX", "CascadeLakeX", "intel 6 0x55 stepping=5-15",
+      "Cascade Lake (55, steppings 5-F; Intel's mapfile: 6-55-[56789ABCDEF])"),
     T("Goldmont", "Goldmont", "intel 6 0x5C,0x5F", "Goldmont (5C 5F)"),
     T("GoldmontPlus", "GoldmontPlus", "intel 6 0x7A", "Goldmont Plus (7A)"),
     T("IceLake", "IceLake", "intel 6 0x7D,0x7E", "Ice Lake client (7D 7E)"),
@@ -109,17 +229,32 @@ static const struct family families[] = {
     T("GraniteRapids", "GraniteRapids", "intel 6 0xAD,0xAE", "Granite Rapids (AD AE)"),
     {"ArrowLakeP_LionCove", "ArrowLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xC5,0xC6", "ArrowLakeE_Skymont",
-     "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core. The low-power\n"
-     "Crestmont E-cores of C5 report the same core type (20H) as Skymont; their own\n"
-     "table is cfg_ArrowLakeLPE_Crestmont_* (pick it with -config)", NULL},
+     "Arrow Lake (C5 C6); hybrid: Lion Cove P-core, Skymont E-core (native model ID\n"
+     "000003H); the low-power E-cores of C5 follow", NULL},
     {"ArrowLakeE_Skymont", "ArrowLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
      NULL, NULL},
-    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL},
+    {"ArrowLakeLPE_Crestmont", "ArrowLakeLPE_Crestmont", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xC5 native=0x000002", NULL,
+     "Arrow Lake-H (C5) low-power Crestmont E-cores: the same core type (20H) as its\n"
+     "Skymont E-cores, told apart by the native model ID 000002H (CPUID.1AH:EAX[23:0],\n"
+     "Intel's mapfile)", NULL},
     {"LunarLakeP_LionCove", "LunarLakeP_LionCove", NULL, NULL, NULL, NULL, NULL,
      "intel 6 0xBD", "LunarLakeE_Skymont",
      "Lunar Lake (BD); hybrid: Lion Cove P-core, Skymont E-core", NULL},
     {"LunarLakeE_Skymont", "LunarLakeE_Skymont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL},
+    T("GrandRidge", "GrandRidge", "intel 6 0xB6", "Grand Ridge (B6, Crestmont)"),
+    T("ClearwaterForest", "ClearwaterForest", "intel 6 0xDD", "Clearwater Forest (DD, Darkmont)"),
+    {"PantherLakeP_CougarCove", "PantherLakeP_CougarCove", NULL, NULL, NULL, NULL, NULL,
+     "intel 6 0xCC,0xD5,0xE5", "PantherLakeE_Darkmont",
+     "Panther Lake (CC D5 E5); hybrid: Cougar Cove P-core, Darkmont E-core", NULL},
+    {"PantherLakeE_Darkmont", "PantherLakeE_Darkmont", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     NULL, NULL},
+    {"NovaLakeP_CoyoteCove", "NovaLakeP_CoyoteCove", NULL, NULL, NULL, NULL, NULL,
+     "intel 18 0x01,0x03", "NovaLakeE_ArcticWolf",
+     "Nova Lake (family 18 (12H), models 01 03); hybrid: Coyote Cove P-core, Arctic Wolf\n"
+     "E-core", NULL},
+    {"NovaLakeE_ArcticWolf", "NovaLakeE_ArcticWolf", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
      NULL, NULL},
     T("Zen5", "Zen5",
       "amd 0x1A 0x00-0x2F,0x40-0x4F,0x60-0x7F",
@@ -282,8 +417,30 @@ static int generate(const struct target *t, const char *dir)
         snprintf(note, sizeof(note), t->fam->note, gen_pfm_version());
         out_spec.note = note;
     }
-    if (gen_write_config(dir, &out_spec, true, e, n, &nall) != 0)
+    if (ppr_table(t->prefix)) {
+        char path[512], ppr_note[1024];
+        size_t nw = 0, nppr = 0, nlit = 0;
+        struct gen_entry *w;
+
+        snprintf(path, sizeof(path), "%s/%s", GEN_TABLES_DIR, ppr_table(t->prefix));
+        if (!(w = ppr_order(path, t->pmu.name, t->pmu.vendor, e, n, &nw, &nppr, &nlit)))
+            goto out;
+        snprintf(ppr_note, sizeof(ppr_note),
+                 "%s%sFirst %zu: AMD's PPR names in nanoBench's order (configs/tables/%s), each\n"
+                 "with libpfm4's name of the same encoding noted as its alias; %zu of them are\n"
+                 "nanoBench's encodings of events libpfm4 does not list. Then libpfm4's other events.",
+                 out_spec.note ? out_spec.note : "", out_spec.note ? "\n" : "", nppr,
+                 ppr_table(t->prefix), nlit);
+        out_spec.note = ppr_note;
+        if (gen_write_config(dir, &out_spec, true, w, nw, &nall) != 0) {
+            free(w);
+            goto out;
+        }
+        free(w);
+        out_spec.note = t->proxy ? note : NULL;
+    } else if (gen_write_config(dir, &out_spec, true, e, n, &nall) != 0) {
         goto out;
+    }
     if (t->fam) {
         /* A family's common file: nanoBench's names first, like the table families. */
         struct gen_table tt = {.vendor = t->pmu.vendor, .gp = t->pmu.num_cntrs, .e = e, .n = n};
@@ -304,7 +461,7 @@ static int generate(const struct target *t, const char *dir)
 
     printf("%-15s %-18s %4zu written, %3zu common; not written:", t->prefix, t->pmu.name,
            nall, ncommon);
-    if (nall == n)
+    if (counts[GEN_KEEP] == n)
         printf(" none");
     for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
         if (counts[s])
@@ -347,6 +504,9 @@ static int write_cpu_map(const char *dir)
             "#           follow: the P-core config, then the E-core config, and each logical\n"
             "#           CPU uses the one matching its core type in CPUID.1AH:EAX[31:24]\n"
             "#           (0x40 Intel Core = P-core, 0x20 Intel Atom = E-core).\n"
+            "#   Qualifiers (optional, at the end): stepping=FIRST-LAST (CPUID.1:EAX[3:0])\n"
+            "#           and native=ID (native model ID, CPUID.1AH:EAX[23:0]): the line is for\n"
+            "#           those processors only, and wins over a line without them.\n"
             "#\n"
             "# Sources: Intel model numbers from Linux arch/x86/include/asm/intel-family.h\n"
             "# (SKYLAKE_L 4E, SKYLAKE 5E, SKYLAKE_X 55, KABYLAKE_L 8E, KABYLAKE 9E,\n"
@@ -358,21 +518,25 @@ static int write_cpu_map(const char *dir)
             "# 00-0F, 20-5F; Zen 4 to family 19h models 10-1F, 60-AF; Zen 5 to family 1Ah\n"
             "# models 00-2F, 40-4F, 60-7F. Listed here are the shipping models inside the\n"
             "# Zen 2-4 ranges and every model of the Zen 5 ranges. Intel: every model that\n"
-            "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file.\n"
+            "# Intel's perfmon mapfile.csv (commit 6dadedf3) assigns a core event file, with\n"
+            "# its steppings and native model IDs (tests/configgen/perfmon_mapfile_test.py).\n"
             "# A model not listed gets no config: the image measures the architectural\n"
             "# events and says so (pmu/pmu_config_map.h).\n");
     for (size_t i = 0; i < NFAMILIES; i++) {
         const struct family *fam = &families[i];
-        char vendor[16], famnum[16], models[256];
+        char vendor[16], famnum[16], models[256], quals[128] = "";
+        int used = 0;
 
         if (!fam->cpus)
             continue; /* E-core half of a hybrid line, or chosen with -config only */
-        if (sscanf(fam->cpus, "%15s %15s %255s", vendor, famnum, models) != 3) {
+        if (sscanf(fam->cpus, "%15s %15s %255s%n", vendor, famnum, models, &used) != 3) {
             fprintf(stderr, "gen_configs: %s: bad cpus \"%s\"\n", fam->prefix, fam->cpus);
             fclose(f);
             remove(tmp);
             return -1;
         }
+        /* stepping=... native=...: written after the prefixes of every line */
+        snprintf(quals, sizeof(quals), "%s", fam->cpus + used);
         fprintf(f, "\n# %s:\n", fam->prefix);
         gen_write_comment(f, fam->what);
         /* MODEL or FIRST-LAST (every model of a range, one line each). */
@@ -385,8 +549,8 @@ static int write_cpu_map(const char *dir)
                 char text[16];
                 if (dash)
                     snprintf(text, sizeof(text), "0x%02lX", mod);
-                fprintf(f, "%s %s %s %s%s%s\n", vendor, famnum, dash ? text : m, fam->prefix,
-                        fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "");
+                fprintf(f, "%s %s %s %s%s%s%s\n", vendor, famnum, dash ? text : m, fam->prefix,
+                        fam->hybrid ? " " : "", fam->hybrid ? fam->hybrid : "", quals);
             }
         }
     }
@@ -417,7 +581,8 @@ static int cmd_all(const char *dir)
     for (size_t i = 0; i < NFAMILIES; i++) {
         struct target t;
         if (families[i].table) {
-            struct gen_tfam tf = {families[i].prefix, families[i].table, families[i].alias};
+            struct gen_tfam tf = {families[i].prefix, families[i].table, families[i].alias,
+                                  split_family(families[i].prefix)};
             if (gen_tfam_generate(&tf, GEN_TABLES_DIR, dir) != 0)
                 failed = 1;
         } else if (!pfm_ready && (pfm_ready = gen_pfm_init() == 0 ? 1 : -1) < 0) {

@@ -32,6 +32,15 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CONFIGS = os.path.join(ROOT, "configs")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tma_translate  # noqa: E402  (tools/configgen/tma_translate.py)
+
+# Intel's TMA metric files as data (tools/configgen/tma_table.py): where one exists for a
+# prefix, its top-down tree (levels 1 and 2) and its Info metrics are translated from it.
+TMA_DIR = os.path.join(CONFIGS, "tables", "tma")
+# Its Info metrics we print, as their own group (issue 20: DSB coverage, misses per
+# kilo-instruction; our L1D_MISS_RATIO ... of `memory` stay as they are).
+TMA_INFO_GROUP = "tma_info"
 
 # The hand-written config with the Ice Lake+ top-down pseudo events (configs/README.md
 # "Top-down pseudo events"); listed by the metric files of PERF_METRICS_PREFIXES.
@@ -51,6 +60,9 @@ TOPDOWN_CONFIG_L2 = "topdown_perf_metrics_l2.txt"
 # check). Not Ice/Tiger/Rocket Lake (four bytes only), not Lion Cove (2b does not say).
 PERF_METRICS_L2_PREFIXES = {
     "AlderLakeP", "SapphireRapids", "EmeraldRapids", "GraniteRapids", "MeteorLakeP_RedwoodCove",
+    # Lion Cove: Intel's TMA files for Arrow/Lunar Lake read perf_metrics.fetch_latency,
+    # branch_mispredicts, heavy_operations, memory_bound (configs/tables/tma/*LionCove.json)
+    "ArrowLakeP_LionCove", "LunarLakeP_LionCove",
 }
 # The AMD level-2 event with a counter mask (1A0.01.CMSK=6, section 2c), hand-written: the
 # generated configs have no cmask variants. Listed by the files whose configs have event 1A0.
@@ -94,6 +106,12 @@ WIDTH = {
                  "Broadwell", "BroadwellDE", "BroadwellX")},
     "Skylake": (4, None), "SkylakeX": (4, None),
     "AlderLakeE": (5, "# Gracemont, E-core TMA (section 2a)"),
+    **{p: (8, "# Skymont pipeline width, E-core TMA 4 #Pipeline_Width (section 2a)")
+       for p in ("ArrowLakeE_Skymont", "LunarLakeE_Skymont")},
+    **{p: (6, "# Crestmont pipeline width, E-core TMA (CMT column; Sierra Forest's TMA file: 6 x cycles), section 2a")
+       for p in ("MeteorLakeE_Crestmont", "ArrowLakeLPE_Crestmont", "SierraForest", "GrandRidge")},
+    **{p: (4, "# Tremont pipeline width (section 2a: Tremont / Snow Ridge / Elkhart Lake 4)")
+       for p in ("Tremont", "SnowRidgeX")},
     "Zen2": (6, "# dispatch width (unverified for Zen 2, section 7)"),
     "Zen3": (6, "# dispatch width (unverified for Zen 3, section 7)"),
     "Zen4": (6, "# dispatch width"),
@@ -298,8 +316,17 @@ TD_TREE_AMD = ["TD_FRONTEND_BOUND", "TD_FETCH_LATENCY", "TD_FETCH_BANDWIDTH",
                "TD_BACKEND_BOUND", "TD_MEMORY_BOUND", "TD_CORE_BOUND", "TD_SMT_CONTENTION"]
 
 FP = "FP_ARITH_INST_RETIRED."
+# Sapphire Rapids and later: FP16 FLOPs in FP_ARITH_INST_RETIRED2 (CFH), weighted as Intel's
+# TMA Info_Core_FLOPc weighs them (half: scalar 1, complex scalar 2, 128/256/512-bit 8/16/32).
+FP16_TERMS = [(1, "FP_ARITH_INST_RETIRED2.SCALAR_HALF"), (2, "FP_ARITH_INST_RETIRED2.COMPLEX_SCALAR_HALF"),
+              (8, "FP_ARITH_INST_RETIRED2.128B_PACKED_HALF"), (16, "FP_ARITH_INST_RETIRED2.256B_PACKED_HALF"),
+              (32, "FP_ARITH_INST_RETIRED2.512B_PACKED_HALF")]
 FLOPS_INTEL = [
-    ("FLOP", [" + ".join(("{} * ".format(w) if w > 1 else "") + FP + u for w, u in terms) for terms in (
+    ("FLOP", [(" + ".join(("{} * ".format(w) if w > 1 else "") + e for w, e in [(w, FP + u) for w, u in (
+        (1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
+        (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE"))]
+        + FP16_TERMS), "# FLOP with the FP16 operations of FP_ARITH_INST_RETIRED2, as Intel's TMA counts them")]
+     + [" + ".join(("{} * ".format(w) if w > 1 else "") + FP + u for w, u in terms) for terms in (
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
          (4, "256B_PACKED_DOUBLE"), (8, "256B_PACKED_SINGLE"), (8, "512B_PACKED_DOUBLE"), (16, "512B_PACKED_SINGLE")],
         [(1, "SCALAR_DOUBLE"), (1, "SCALAR_SINGLE"), (2, "128B_PACKED_DOUBLE"), (4, "128B_PACKED_SINGLE"),
@@ -564,6 +591,22 @@ PRINTED_HELPERS = {"FLOP"}
 IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 
 
+# cfg_Zen_all.txt writes AMD's PPR names and notes libpfm4's: the metric formulas, written
+# with libpfm4's names, use the PPR name of the same event (configs/README.md, "Zen").
+PPR_ALIAS = re.compile(r"^# (\S+): AMD's PPR name \(nanoBench's\); libpfm4 calls it (\S+)$")
+
+
+def read_ppr_aliases(path):
+    """libpfm4 name -> the PPR name the config writes for the same event."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = PPR_ALIAS.match(line.rstrip("\n"))
+            if m:
+                out[m.group(2)] = m.group(1)
+    return out
+
+
 def read_events(path):
     names = set()
     vendor = None
@@ -592,9 +635,10 @@ class File:
     def __init__(self, prefix):
         self.prefix = prefix
         self.configs = ["cfg_%s_common.txt" % prefix]
-        for suffix in ("_all.txt", "_all_core.txt"):
+        for suffix in ("_all.txt", "_all_core.txt"):  # the combined file when there is one
             if os.path.exists(os.path.join(CONFIGS, "cfg_" + prefix + suffix)):
                 self.configs.append("cfg_" + prefix + suffix)
+                break
         self.vendor, self.events = None, set()
         for c in self.configs:
             v, ev = read_events(os.path.join(CONFIGS, c))
@@ -602,6 +646,9 @@ class File:
             self.events |= ev
         if self.vendor == "amd":  # as the Zen 2-4 files: the full list has every event
             self.configs = self.configs[1:]
+        self.ppr = {}
+        for c in self.configs:
+            self.ppr.update(read_ppr_aliases(os.path.join(CONFIGS, c)))
         extra = []
         if prefix in PERF_METRICS_PREFIXES:
             extra.append(TOPDOWN_CONFIG)
@@ -641,9 +688,15 @@ class File:
                 out.append(name)
         return out
 
+    def renamed(self, expr):
+        """expr with libpfm4's event names replaced by the PPR names the configs write."""
+        if not self.ppr:
+            return expr
+        return IDENT.sub(lambda m: self.ppr.get(m.group(0), m.group(0)), expr)
+
     def missing_reason(self, metric, section):
         """`na` reason of a metric without an alternative: the events of its closest alternative."""
-        alts = [a[0] if isinstance(a, tuple) else a for a in metric[1]]
+        alts = [self.renamed(a[0] if isinstance(a, tuple) else a) for a in metric[1]]
         lacks = min((self.missing(a) for a in reversed(alts)), key=len)  # a tie: the later (older) naming
         why = "no %s in this core's event configs (%s)" % (" or ".join(lacks), section)
         if len(why) > NA_REASON_MAX:
@@ -661,6 +714,7 @@ class File:
             name, alts = metric[0], metric[1]
             for alt in alts:
                 e, note = alt if isinstance(alt, tuple) else (alt, None)
+                e = self.renamed(e)
                 if self.usable(e):
                     out.append((name, e))
                     self.defined[name] = e
@@ -727,6 +781,85 @@ class File:
         self.groups[group] = list(names)
         return True
 
+    def tma(self):
+        """The translator of this prefix's TMA file, or None."""
+        path = os.path.join(TMA_DIR, self.prefix + ".json")
+        if self.vendor != "intel" or not os.path.exists(path):
+            return None
+        codes = tma_translate.read_codes(os.path.join(CONFIGS, c) for c in self.configs)
+        return tma_translate.Translator(tma_translate.load(path), codes,
+                                        self.prefix in PERF_METRICS_PREFIXES,
+                                        self.prefix in PERF_METRICS_L2_PREFIXES)
+
+    def emit_tma(self, t):
+        """The topdown group from Intel's TMA file: level 1 (all four nodes, else False and
+        nothing written), each node's level-2 children that translate, in TMA's order."""
+        try:
+            for n in tma_translate.LEVEL1:
+                t.metric(n)
+        except tma_translate.Untranslatable:
+            return False
+        tree, lacking = [], []
+        for n in tma_translate.LEVEL1:
+            tree.append(n)
+            for m in t.tma["metrics"]:
+                if m.get("ParentCategory") == n and m.get("Level") == 2:
+                    try:
+                        t.metric(m["MetricName"])
+                        tree.append(m["MetricName"])
+                    except tma_translate.Untranslatable as e:
+                        lacking.append("%s (%s)" % (tma_translate.our_name(m["MetricName"]), e))
+        tma = t.tma
+        self.lines.append("")
+        self.lines.append("# topdown levels 1 and 2 as Intel's TMA %s defines them: %s%s"
+                          % (tma["tma_version"] or "(no version given)", tma["source"],
+                             " version %s" % tma["version"] if tma["version"] else ""))
+        self.lines.append("# (configs/tables/tma/%s.json), translated by tools/configgen/tma_translate.py:"
+                          % self.prefix)
+        self.lines.append("# SMT off (one thread per core)%s." % (
+            "; PM_* = an IA32_PERF_METRICS field as a fraction of TOPDOWN.SLOTS"
+            if any(n.startswith("PM_") for n in t.defs) else ""))
+        for why in lacking:
+            self.lines.append("# level 2 without %s" % why)
+        for tma_ev, ours in sorted(t.substituted.items()):
+            self.lines.append("# our mapping: %s (fixed counter only) read as %s, the same count on a"
+                              " general-purpose counter" % (tma_ev, ours))
+        members = [tma_translate.our_name(n) for n in tree]
+        for name, e in t.defs.items():
+            self.lines.append("%s = %s" % (name, e))
+            self.defined[name] = e
+        self.lines.append("group topdown: %s" % " ".join(members))
+        self.groups["topdown"] = members
+        return True
+
+    def emit_tma_info(self, t):
+        """TMA's Info metrics (DSB coverage, L1/L2/L3 misses per kilo-instruction) as group
+        tma_info: each translated one, the others `na` with the reason."""
+        lines, members = [], []
+        before = set(t.defs)
+        for n in tma_translate.INFO:
+            ours = tma_translate.our_name(n)
+            if not any(m["MetricName"] == n for m in t.tma["metrics"]):
+                continue
+            members.append(ours)
+            try:
+                t.metric(n)
+            except tma_translate.Untranslatable as e:
+                why = "not translatable from Intel's TMA file: %s" % e
+                lines.append("na %s: %s" % (ours, why[:NA_REASON_MAX]))
+        if not members:
+            return
+        new = [(name, e) for name, e in t.defs.items() if name not in before]
+        for name, e in new:
+            self.defined[name] = e
+        lines = ["%s = %s" % (name, e) for name, e in new] + lines
+        self.lines.append("")
+        self.lines.append("# tma_info: Intel's TMA Info metrics (the same TMA file as topdown): DSB_COVERAGE,")
+        self.lines.append("# L1MPKI / L2MPKI / L3MPKI (retired loads missing the level, per 1000 instructions)")
+        self.lines.extend(lines)
+        self.lines.append("group %s: %s" % (TMA_INFO_GROUP, " ".join(members)))
+        self.groups[TMA_INFO_GROUP] = members
+
     def with_config(self, config, emit):
         """Runs emit() with the hand-written config's events too; keeps the config if it was used."""
         if not config:
@@ -753,7 +886,10 @@ class File:
                 "memory", ["# memory (sections 1a/1b, 3b rows 12-13, 3c): none of the retired-load events of section 1a",
                            "# is in this core's configs, so each metric is n/a with the events it lacks"],
                 MEM_INTEL, section="section 1a")
-            if p in PERF_METRICS_L2_PREFIXES:
+            tma = self.tma()
+            if tma is not None and self.emit_tma(tma):
+                pass
+            elif p in PERF_METRICS_L2_PREFIXES:
                 self.emit("topdown", ["# topdown levels 1 and 2 from IA32_PERF_METRICS (sections 2a, 2b; configs/README.md",
                                       "# \"Top-down pseudo events\"): each field in slots, over TOPDOWN.SLOTS; a level-2",
                                       "# node without a byte of its own is the rest of its parent. Printed as TMA's tree."],
@@ -805,9 +941,18 @@ class File:
         if "codemon" not in self.groups:
             self.emit_na("codemon", CODEMON_NA_COMMENT, [m[0] for m in CODEMON if m[0] not in HELPERS], CODEMON_NA,
                          real=CODEMON_NA_REAL)
+        if intel and tma is not None:
+            self.emit_tma_info(tma)
 
     def flops(self, comment, metrics):
-        """The flops group, or, where no FLOP count fits, the group with every metric `na` and why."""
+        """The flops group, or, where no FLOP count fits, the group with every metric `na` and why.
+        The FP16 terms only where Intel's TMA file counts them (Info_Core_FLOPc: Sapphire and
+        Emerald Rapids; not Granite Rapids, TMA 5.2), or where there is no TMA file."""
+        path = os.path.join(TMA_DIR, self.prefix + ".json")
+        if os.path.exists(path) and metrics is FLOPS_INTEL:
+            flopc = [m for m in tma_translate.load(path)["metrics"] if m["MetricName"] == "Info_Core_FLOPc"]
+            if flopc and "fp_arith_inst_retired2" not in flopc[0]["BaseFormula"]:
+                metrics = [(FLOPS_INTEL[0][0], FLOPS_INTEL[0][1][1:])] + FLOPS_INTEL[1:]
         if self.pick(metrics[:1]):
             self.emit("flops", comment, metrics)
         else:
@@ -834,7 +979,8 @@ class File:
         if uses("peak_flop_per_cycle"):
             v, why = PEAK.get(self.prefix, (None, PEAK_UNKNOWN))
             head.append(("const peak_flop_per_cycle = %d   %s" % (v, why)) if v is not None else why)
-        assert list(self.groups) == list(GROUPS), (self.prefix, list(self.groups))
+        assert list(self.groups)[:len(GROUPS)] == list(GROUPS), (self.prefix, list(self.groups))
+        assert list(self.groups)[len(GROUPS):] in ([], [TMA_INFO_GROUP]), (self.prefix, list(self.groups))
         return "\n".join(head + self.lines) + "\n"
 
 

@@ -33,6 +33,7 @@ struct gen_entry {
     bool needs_merge; /* AMD: libpfm4 says exact counts need the MergeEvent pairing */
     bool offcore;     /* programs MSR_OFFCORE_RSP_x (event tables: the _all_offcore file) */
     char why[160];
+    char note[256];   /* written as a comment line before the entry, when set */
 };
 
 struct gen_pmu {

@@ -36,6 +36,30 @@ static bool section_has(const char *hdr, const char *word)
 }
 
 /*
+ * An entry for nanoBench's literal encoding code ("D1.20"), named name, for an event
+ * the table's source does not list: written with a comment saying so.
+ */
+static int literal_entry(const char *code, const char *name, const struct gen_table *t,
+                         struct gen_entry *e)
+{
+    enum gen_vendor v;
+    char line[GEN_NAME_MAX + 64], parsed[GEN_NAME_MAX];
+    const char *why;
+
+    memset(e, 0, sizeof(*e));
+    snprintf(line, sizeof(line), "%s %s", code, name);
+    if (gen_evtsel_parse(line, &v, &e->sel, parsed, sizeof(parsed), &why) != 0 ||
+        v != t->vendor)
+        return -1;
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->status = GEN_KEEP;
+    /* t->path: our table (reduced from the vendor's list), or the libpfm4 PMU */
+    snprintf(e->note, sizeof(e->note), "%.*s: nanoBench's encoding; %.*s does not list this event",
+             64, name, 120, t->path);
+    return 0;
+}
+
+/*
  * Append nanoBench's entries for this family (its section of common.txt, else the
  * vendor's) to out; *nout grows. Returns -1 on a missing required event.
  */
@@ -44,6 +68,7 @@ static int nanobench_entries(const char *path, const char *prefix, const struct 
 {
     const char *vendor = t->vendor == GEN_VENDOR_AMD ? "amd" : "intel";
     char buf[1024];
+    struct gen_entry lit;
     int pass, lineno, problems = 0;
     bool found = false;
     FILE *f;
@@ -84,9 +109,32 @@ static int nanobench_entries(const char *path, const char *prefix, const struct 
             }
             for (char *save = NULL, *n = strtok_r(names, "|", &save); n && idx < 0;
                  n = strtok_r(NULL, "|", &save)) {
+                if (n[0] == '=') {
+                    /* nanoBench's own encoding, for an event the source does not list */
+                    if (literal_entry(n + 1, shortname, t, &lit) != 0) {
+                        fprintf(stderr, "gen_configs: %s:%d: %s: bad encoding \"%s\"\n", path,
+                                lineno, shortname, n + 1);
+                        problems++;
+                        idx = -2;
+                    } else {
+                        idx = -3;
+                    }
+                    break;
+                }
                 idx = gen_table_find(t, n);
                 if (idx >= 0 && t->e[idx].status != GEN_KEEP && t->e[idx].status != GEN_ALIAS)
                     idx = -1; /* fixed-only or inexpressible: not for a GP counter */
+            }
+            if (idx == -2)
+                continue;
+            if (idx == -3) {
+                if (*nout >= cap || !gen_name_ok(shortname)) {
+                    fprintf(stderr, "gen_configs: %s:%d: bad name or too many\n", path, lineno);
+                    problems++;
+                    continue;
+                }
+                out[(*nout)++] = lit;
+                continue;
             }
             if (idx < 0) {
                 if (!optional) {
@@ -167,13 +215,15 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
              t.source);
     snprintf(regen, sizeof(regen), "table: configs/tables/%s.txt, family %s in "
              "tools/configgen/gen_configs.c", fam->table, fam->prefix);
+    bool split = noff >= GEN_OFFCORE_SPLIT || fam->split;
+
     snprintf(summary, sizeof(summary),
              "Every event of the table a general-purpose counter can count%s;\n"
              "fixed-counter-only events and the ones nanoBench's syntax cannot express\n"
              "are listed by name at the end%s.",
-             noff >= GEN_OFFCORE_SPLIT ? ", offcore response in _all_offcore.txt" : "",
-             noff >= GEN_OFFCORE_SPLIT ? " of _all_core.txt" : "");
-    if (noff >= GEN_OFFCORE_SPLIT) {
+             split ? ", offcore response in _all_offcore.txt" : "",
+             split ? " of _all_core.txt" : "");
+    if (split) {
         struct gen_file_spec core = {fam->prefix, "all_core", source, regen, summary,
                                      t.vendor, true};
         struct gen_file_spec off = {fam->prefix, "all_offcore", source, regen,
@@ -182,10 +232,21 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
         if (gen_write_entries(out_dir, &core, t.e, t.n, is_core, &nw) != 0 ||
             gen_write_entries(out_dir, &off, t.e, t.n, is_offcore, &nw2) != 0)
             goto out;
-    } else {
+    }
+    if (noff < GEN_OFFCORE_SPLIT) {
+        /* Also when split for nanoBench's file list: existing -config lines name it. */
+        size_t nall = 0;
+
+        snprintf(summary, sizeof(summary),
+                 "Every event of the table a general-purpose counter can count%s;\n"
+                 "fixed-counter-only events and the ones nanoBench's syntax cannot express\n"
+                 "are listed by name at the end.",
+                 split ? " (the same as _all_core.txt and _all_offcore.txt together)" : "");
         struct gen_file_spec all = {fam->prefix, "all", source, regen, summary, t.vendor, true};
-        if (gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nw) != 0)
+        if (gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nall) != 0)
             goto out;
+        if (!split)
+            nw = nall;
     }
     if (gen_tfam_write_common(fam->prefix, fam->prefix, &t, tables_dir, out_dir, source, regen,
                               &ncommon) != 0 ||

@@ -7,6 +7,7 @@
 #ifndef GEN_TFAM_H
 #define GEN_TFAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Offcore-response events in a table from which they get a file of their own. */
@@ -16,6 +17,8 @@ struct gen_tfam {
     const char *prefix; /* cfg_<prefix>_*.txt */
     const char *table;  /* configs/tables/<table>.txt */
     const char *alias;  /* older name of the common file, also written, or NULL */
+    bool split;         /* _all_core + _all_offcore whatever the offcore count, as
+                           nanoBench ships them; the combined _all.txt is written too */
 };
 
 struct gen_table;

@@ -180,6 +180,7 @@ int gen_verify_cpu_map(const char *path, FILE *err)
     struct {
         int vendor;
         unsigned long family, model;
+        char quals[64]; /* the line's stepping= / native= qualifiers, as written */
         int line;
     } cpus[512];
 
@@ -195,8 +196,8 @@ int gen_verify_cpu_map(const char *path, FILE *err)
         strcpy(dir, ".");
 
     while (getline(&line, &cap, f) >= 0) {
-        char *tok[6] = {0}, *save = NULL;
-        int ntok = 0;
+        char *tok[8] = {0}, *save = NULL, quals[64] = "";
+        int ntok = 0, nprefix;
         enum gen_vendor v;
         unsigned long fam, model;
 
@@ -204,18 +205,28 @@ int gen_verify_cpu_map(const char *path, FILE *err)
         chomp(line);
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        for (char *t = strtok_r(line, " \t", &save); t && ntok < 6;
+        for (char *t = strtok_r(line, " \t", &save); t && ntok < 8;
              t = strtok_r(NULL, " \t", &save))
             tok[ntok++] = t;
-        if (ntok < 4 || ntok > 5 || vendor_from_text(tok[0], &v) != 0 ||
+        /* PREFIX [PREFIX], then stepping=FIRST-LAST and native=ID (pmu/pmu_config_map.h) */
+        nprefix = 0;
+        while (3 + nprefix < ntok && !strchr(tok[3 + nprefix], '='))
+            nprefix++;
+        bool quals_ok = true;
+        for (int i = 3 + nprefix; i < ntok; i++) {
+            quals_ok &= strncmp(tok[i], "stepping=", 9) == 0 || strncmp(tok[i], "native=", 7) == 0;
+            snprintf(quals + strlen(quals), sizeof(quals) - strlen(quals), " %s", tok[i]);
+        }
+        if (ntok < 4 || nprefix < 1 || nprefix > 2 || !quals_ok || vendor_from_text(tok[0], &v) != 0 ||
             !parse_num(tok[1], 0xFFF, &fam) || !parse_num(tok[2], 0xFF, &model)) {
-            fprintf(err, "%s:%d: expected 'intel|amd FAMILY MODEL PREFIX [PREFIX]'\n", path,
-                    lineno);
+            fprintf(err, "%s:%d: expected 'intel|amd FAMILY MODEL PREFIX [PREFIX] "
+                         "[stepping=FIRST-LAST] [native=ID]'\n", path, lineno);
             problems++;
             continue;
         }
         for (int i = 0; i < rows; i++)
-            if (cpus[i].vendor == (int)v && cpus[i].family == fam && cpus[i].model == model) {
+            if (cpus[i].vendor == (int)v && cpus[i].family == fam && cpus[i].model == model &&
+                strcmp(cpus[i].quals, quals) == 0) {
                 fprintf(err, "%s:%d: CPU listed twice (line %d)\n", path, lineno,
                         cpus[i].line);
                 problems++;
@@ -224,10 +235,11 @@ int gen_verify_cpu_map(const char *path, FILE *err)
             cpus[rows].vendor = (int)v;
             cpus[rows].family = fam;
             cpus[rows].model = model;
+            snprintf(cpus[rows].quals, sizeof(cpus[rows].quals), "%s", quals);
             cpus[rows].line = lineno;
             rows++;
         }
-        for (int i = 3; i < ntok; i++) {
+        for (int i = 3; i < 3 + nprefix; i++) {
             static const char *const sets[] = {"all", "common"};
             for (size_t s = 0; s < 2; s++) {
                 enum gen_vendor cv;

@@ -117,6 +117,8 @@ int gen_write_entries(const char *dir, const struct gen_file_spec *s,
         gen_evtsel_format(s->vendor, &e[i].sel, line, sizeof(line));
         if (e[i].needs_merge)
             fprintf(f, "# %s: exact only with AMD's MergeEvent counter pairing\n", e[i].name);
+        if (e[i].note[0])
+            fprintf(f, "# %s\n", e[i].note);
         fprintf(f, "%s %s\n", line, e[i].name);
     }
     if (s->tail && skipped)
@@ -156,6 +158,8 @@ int gen_write_config(const char *dir, const struct gen_output *t, bool all,
         if (e[i].needs_merge)
             fprintf(f, "# %s: exact only with AMD's MergeEvent counter pairing (libpfm4)\n",
                     e[i].name);
+        if (e[i].note[0])
+            fprintf(f, "# %s\n", e[i].note);
         fprintf(f, "%s %s\n", line, e[i].name);
     }
     if (all && nw < n)
