@@ -40,8 +40,9 @@ include tests/unit/unit.mk
 include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
+include tools/results/results.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN)
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN) results-vendor
 
 $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)
@@ -74,6 +75,7 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory results-test
 	$(MAKE) --no-print-directory qemu-test
 
 # Every group of every configs/metrics file through -plan on a processor that uses it.
