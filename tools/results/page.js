@@ -12,10 +12,13 @@
  * data-charts (charts drawn), data-traces (series in them), data-kinds
  * (charts per kind, JSON), data-errors (console errors so far) and
  * data-draw-ms (performance.now() when the last chart was drawn).
- * "#show=SECTION" in the address shows that section only (screenshots).
+ * "#show=SECTION" in the address shows that section only (screenshots);
+ * "#sort=N" and "#click=toggle" click a column head or the step/linear
+ * buttons once drawn (the tests' clicks).
  */
 (function () {
     "use strict";
+    var tStart = performance.now();
     var D = JSON.parse(document.getElementById("nb-data").textContent);
     var runs = D.runs;
     var two = runs.length === 2;
@@ -48,6 +51,7 @@
         root.setAttribute("data-errors", String(window.nbErrors ? window.nbErrors.length : 0));
         root.setAttribute("data-error-text", window.nbErrors ? window.nbErrors.join(" | ") : "");
         root.setAttribute("data-draw-ms", performance.now().toFixed(1));
+        root.setAttribute("data-script-ms", tStart.toFixed(1));
     }
 
     var sections = {};
@@ -69,7 +73,8 @@
         opts.title = title;
         opts.width = opts.width || 460;
         opts.height = opts.height || 220;
-        opts.hooks = { draw: [function (u) { if (!u.nbDrawn) { u.nbDrawn = true; drawn++; } finish(); }] };
+        var t0 = performance.now();
+        opts.hooks = { draw: [function (u) { if (!u.nbDrawn) { u.nbDrawn = true; drawn++; box.setAttribute("data-ms", (performance.now() - t0).toFixed(1)); } finish(); }] };
         created++;
         traces += opts.series.length - 1;
         kinds[kind] = (kinds[kind] || 0) + 1;
@@ -218,11 +223,13 @@
             sortDir = c === sortCol ? -sortDir : 1;
             sortCol = c;
             var key = cols[c].key;
+            // Numbers, then text (errors, n/a), then missing cells; the direction orders within each kind.
+            function rank(v) { return v === null || v === undefined ? 2 : typeof v === "number" ? 0 : 1; }
             rows.sort(function (x, y) {
-                var a = key(x), b = key(y);
-                if (a === null || a === undefined) return (b === null || b === undefined) ? 0 : 1;
-                if (b === null || b === undefined) return -1;
-                if (typeof a === "number" && typeof b === "number") return (a - b) * sortDir;
+                var a = key(x), b = key(y), ra = rank(a), rb = rank(b);
+                if (ra !== rb) return ra - rb;
+                if (ra === 2) return 0;
+                if (ra === 0) return (a - b) * sortDir;
                 return String(a).localeCompare(String(b), undefined, { numeric: true }) * sortDir;
             });
             Array.prototype.forEach.call(table.querySelectorAll("th"), function (t) { t.removeAttribute("data-sort"); });
@@ -230,7 +237,12 @@
             render();
         });
         render();
-        s.appendChild(table);
+        // A long table is laid out only where it is on screen (content-visibility), so
+        // a 1000-benchmark run's 8000 rows do not hold up the charts.
+        var wrap = el("div", rows.length > 200 ? "nb-long" : null);
+        wrap.appendChild(table);
+        s.appendChild(wrap);
+        root.setAttribute("data-table-ms", performance.now().toFixed(1));
     })();
 
     /* --- -verbose: each measurement, main run minus base run, per copy --- */
@@ -511,6 +523,10 @@
         head.style.display = "none";
         Object.keys(sections).forEach(function (id) { if (id !== m[1]) sections[id].style.display = "none"; });
     }
+    /* For the browser tests: "#sort=N" clicks column N of the results table (twice: "N,N"), "#click=toggle" every step/linear button. */
+    var sm = /sort=([0-9,]+)/.exec(location.hash);
+    if (sm) sm[1].split(",").forEach(function (c) { var th = document.querySelector("#table th[data-col='" + c + "']"); if (th) th.click(); });
+    if (/click=toggle/.test(location.hash)) Array.prototype.forEach.call(document.querySelectorAll(".nb-toggle"), function (b) { b.click(); });
     if (!created) finish();
     root.setAttribute("data-created", String(created));
 })();
