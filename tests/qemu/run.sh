@@ -1363,8 +1363,10 @@ test_results_folder_collects_runs() {
     $NB -asm "NOP" -icount 4 -results "$dir" >/dev/null 2>&1 || return 1
     err=$($NB -asm "NOP; NOP" -icount 4 -results "$dir" 2>&1 >/dev/null) || return 1
     expect_eq "files" "run-0001.csv
+run-0001.html
 run-0001.txt
 run-0002.csv
+run-0002.html
 run-0002.txt
 serial-0001.log
 serial-0002.log" "$(ls "$dir")" || return 1
@@ -1468,5 +1470,6 @@ run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
 run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
+source "$ROOT/tests/qemu/results_page_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
