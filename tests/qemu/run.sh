@@ -1471,5 +1471,6 @@ run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
 source "$ROOT/tests/qemu/results_page_tests.sh"
+source "$ROOT/tests/qemu/cycle_by_cycle_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
