@@ -10,11 +10,9 @@
 #define N_READS 7 /* PMC0-3, fixed counters 0-2 */
 #define SEARCH_COUNTER 2u /* nanoBench searches on PMC2: PMC0/1 freeze late on some cores */
 
-/* The internal events and the search events (OS only, like the fixed counters in this mode). */
-#define EVTSEL(ev, umask) ((uint64_t)(ev) | (uint64_t)(umask) << PERFEVTSEL_UMASK_SHIFT | PERFEVTSEL_OS | PERFEVTSEL_EN)
-#define EV_INST_RETIRED EVTSEL(0xC0, 0x00)
-#define EV_IDQ_MS_UOPS EVTSEL(0x79, 0x30)
-#define EV_IDQ_MITE_UOPS EVTSEL(0x79, 0x04)
+#define EV_INST_RETIRED PMU_FREEZE_INST_RETIRED
+#define EV_IDQ_MS_UOPS PMU_FREEZE_IDQ_MS_UOPS
+#define EV_IDQ_MITE_UOPS PMU_FREEZE_IDQ_MITE_UOPS
 
 struct cbc {
     const struct nb_platform *p;

@@ -28,12 +28,24 @@
 
 #include "nb_platform.h"
 #include "pmu.h"
+#include "pmu_msrs.h"
 
 /* The general-purpose counters one measurement uses (nanoBench: 4; the higher ones miscount some events). */
 #define PMU_FREEZE_GP 4u
 /* Which counter's overflow freezes the others: fixed counter i, or general-purpose counter i. */
 #define PMU_FREEZE_PMI_FIXED(i) (i)
 #define PMU_FREEZE_PMI_GP(i) (8u + (i))
+/*
+ * The events -cycle_by_cycle adds (nanoBench's IDQ.MS_UOPS_internal and
+ * INST_RETIRED_internal, kernelNanoBench.py) and searches with (INST_RETIRED,
+ * IDQ.MITE_UOPS, its kernel module), counted in ring 0 like the fixed
+ * counters in this mode: event | umask << 8 | OS | EN.
+ */
+#define PMU_FREEZE_EVTSEL(ev, umask) \
+    ((uint64_t)(ev) | (uint64_t)(umask) << PERFEVTSEL_UMASK_SHIFT | PERFEVTSEL_OS | PERFEVTSEL_EN)
+#define PMU_FREEZE_IDQ_MS_UOPS PMU_FREEZE_EVTSEL(0x79, 0x30)
+#define PMU_FREEZE_INST_RETIRED PMU_FREEZE_EVTSEL(0xC0, 0x00)
+#define PMU_FREEZE_IDQ_MITE_UOPS PMU_FREEZE_EVTSEL(0x79, 0x04)
 #define PMU_FREEZE_PMI_NONE 0xFFu /* no PMI: every counter counts from 0 to the end */
 #define PMU_FREEZE_FIXED_CYCLES 1u  /* IA32_FIXED_CTR1: CPU_CLK_UNHALTED.THREAD */
 #define PMU_FREEZE_FIXED_RETIRED 0u /* IA32_FIXED_CTR0: INST_RETIRED.ANY */

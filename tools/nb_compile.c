@@ -574,13 +574,20 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         bench_options_init(&probe);
         int width = (i + 1 < argc) ? 2 : 1;
         bool host_setting = false;
-        for (int w = width; w >= 1 && !host_setting; w--) {
-            if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) == NB_OK &&
-                (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0 ||
-                 probe.plan || probe.plan_cpu)) {
+        /*
+         * The shortest parse wins: a flag followed by a host setting
+         * ("-verbose -plan") is two options, not one host setting.
+         */
+        for (int w = 1; w <= width; w++) {
+            bench_options_init(&probe);
+            if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) != NB_OK)
+                continue;
+            if (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0 ||
+                probe.plan || probe.plan_cpu) {
                 host_setting = true;
                 i += w - 1;
             }
+            break;
         }
         if (!host_setting)
             c->cli_bench_args[c->n_cli_bench_args++] = argv[i];
