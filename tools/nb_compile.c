@@ -507,6 +507,34 @@ static void write_mica_env(FILE *f, const struct compile *c)
     fprintf(f, "NB_MICA_COUNT=%zu\n", k);
 }
 
+/*
+ * -cycle_by_cycle with -csv FILE / -html FILE: where the CLI copies the
+ * benchmark's run-NNNN-<name>-cycles.csv and the run's page
+ * (NB_CBC_NAME_k, NB_CBC_CSV_k, NB_CBC_HTML_k; paths made absolute).
+ */
+static void write_cycles_env(FILE *f, const struct compile *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench *b = &c->benches[i];
+        if (!b->ok || !b->o.cycle_by_cycle || (!b->o.cycles_csv_path && !b->o.cycles_html_path))
+            continue;
+        char var[32];
+        snprintf(var, sizeof(var), "NB_CBC_NAME_%zu", k);
+        env_line(f, var, b->name);
+        char *csv = b->o.cycles_csv_path ? host_path_join(NULL, b->o.cycles_csv_path) : NULL;
+        char *html = b->o.cycles_html_path ? host_path_join(NULL, b->o.cycles_html_path) : NULL;
+        snprintf(var, sizeof(var), "NB_CBC_CSV_%zu", k);
+        env_line(f, var, csv ? csv : "");
+        snprintf(var, sizeof(var), "NB_CBC_HTML_%zu", k);
+        env_line(f, var, html ? html : "");
+        free(csv);
+        free(html);
+        k++;
+    }
+    fprintf(f, "NB_CBC_COUNT=%zu\n", k);
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -540,6 +568,7 @@ static int write_env(struct compile *c)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
     write_mica_env(f, c);
+    write_cycles_env(f, c);
     free(path);
     return fclose(f);
 }

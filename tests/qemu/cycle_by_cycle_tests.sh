@@ -15,6 +15,16 @@ RDTSC: 32.00" "$out" || return 1
     out=$(QEMU_CPU=Skylake-Client suite_with_errors cbc-intel "$TMP/cbc.suite" -icount 4) || { echo "$out"; return 1; }
     grep -qxF "error: -cycle_by_cycle: cycle-by-cycle measurements need performance counters: CPUID.0AH reports architectural perfmon version 0 with 0 counters (version 2 or later needed)" <<<"$out" ||
         { echo "intel: $out"; return 1; }
+    # -csv / -html: nothing to copy, said so; the page is there as always
+    local err rc
+    err=$($NB -asm "ADD RAX, RBX" -cycle_by_cycle -csv "$TMP/cbc-copy.csv" -html "$TMP/cbc-copy.html" -icount 4 \
+          -results "$TMP/cbc-cli" 2>&1 >/dev/null)
+    rc=$?
+    expect_eq "-csv: exit status" 1 "$rc" || return 1
+    grep -qxF "nanobench: benchmark 'benchmark' has no cycle-by-cycle table (see its error line); -csv/-html not written" <<<"$err" ||
+        { echo "-csv: $err"; return 1; }
+    [[ ! -e $TMP/cbc-copy.csv && ! -e $TMP/cbc-copy.html && -f $TMP/cbc-cli/run-0001.html ]] ||
+        { echo "-csv: files"; ls "$TMP" "$TMP/cbc-cli"; return 1; }
 }
 
 # Before the boot: what the mode does not take, and -csv / -html without it.
