@@ -135,13 +135,13 @@ def test_metrics_and_cycles_page():
     page = os.path.join(d, "run-0001.html")
     attrs, charts, _, _ = loaded(page)
     check("chart kinds", {"topdown": 1, "cycles": 1}, json.loads(attrs["data-kinds"]))
-    check("series (4 top-down levels, 4 events)", ["4", "4"], [c.get("data-traces") for c in charts])
+    check("series (4 top-down levels, 3 events)", ["4", "3"], [c.get("data-traces") for c in charts])
     check("cycle chart starts as steps", "step", charts[1].get("data-mode"))
     attrs, charts, _, _ = loaded(page, "#click=toggle")
     check("after the toggle", ("linear", "2"), (charts[1].get("data-mode"), attrs["data-charts"]))
     shot(page, "topdown", "#show=metrics", size=(1000, 420))
-    shot(page, "cycles", "#show=cycles", size=(1000, 480))
-    shot(page, "cycles-linear", "#show=cycles&click=toggle", size=(1000, 480))
+    shot(page, "cycles", "#show=cycles", size=(1000, 560))
+    shot(page, "cycles-linear", "#show=cycles&click=toggle", size=(1000, 560))
 
 
 def test_compare_page():

@@ -208,6 +208,14 @@ NB_TEST(cycle_by_cycle_v4_equals_the_trace)
     CHECK_EQ_INT(run_cbc(false, err, sizeof(err)), NB_OK);
     CHECK_EQ_STR(err, "");
     CHECK_EQ_STR(csv, BENCH_CSV);
+    /* The results page's fixture shows this very table (docs/results.md). */
+    FILE *f = fopen("tests/results/fixtures/synthetic/run-0001-add_chain-cycles.csv", "r");
+    char fixture[512] = "";
+    if (CHECK(f != NULL)) {
+        fixture[fread(fixture, 1, sizeof(fixture) - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK_EQ_STR(fixture, BENCH_CSV);
     /* As found afterwards: IA32_DEBUGCTL, the counters off, no freeze or overflow left. */
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_DEBUGCTL), 0x1);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0);

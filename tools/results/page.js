@@ -501,10 +501,12 @@
                 }));
                 plot = chart(holder, "cycles", name, {
                     width: Math.max(460, Math.min(1200, 200 + xs.length * 12)), height: 300,
-                    scales: { x: { time: false } },
+                    // Steps: a cycle's count holds from its cycle to the next, so the last one shows too.
+                    scales: { x: { time: false, range: [xs[0], xs[xs.length - 1] + (mode === "step" ? 1 : 0)] } },
                     axes: [{ label: "cycle" }, { label: "events in the cycle", size: 60 }],
                     series: series
-                }, [xs].concat(cols));
+                }, mode === "step" ? [xs.concat([xs[xs.length - 1] + 1])].concat(cols.map(function (c) { return c.concat([c[c.length - 1]]); }))
+                                   : [xs].concat(cols));
                 holder.firstChild.setAttribute("data-mode", mode);
             }
             btn.addEventListener("click", function () {
