@@ -24,16 +24,24 @@ struct cbc {
     struct cbc_event all[CBC_MAX_EVENTS + 2];
     size_t n_all;
     int64_t *samples; /* N_READS x n_measurements */
+    bool failed;      /* a run failed: nothing more runs */
 };
 
 /* Runs warm-up + n_measurements times with `pmi` preset; out = the aggregate of each read. */
 static void measure(struct cbc *b, bool empty, unsigned pmi, uint64_t preset, int64_t out[N_READS])
 {
     int64_t n = b->c->n_measurements;
+    for (unsigned k = 0; k < N_READS; k++)
+        out[k] = 0;
     for (int64_t ri = -b->c->warm_up_count; ri < n; ri++) {
         uint64_t gp[PMU_FREEZE_GP], fixed[3];
+        if (b->failed)
+            return;
         pmu_freeze_arm(b->p, b->d, &b->s, pmi, preset);
-        b->run(b->ctx, empty);
+        if (!b->run(b->ctx, empty)) {
+            b->failed = true;
+            return;
+        }
         pmu_freeze_read(b->p, gp, fixed);
         if (ri < 0)
             continue;
@@ -76,11 +84,11 @@ static int64_t cycle_last_retired(struct cbc *b, bool empty, bool lfence)
     int64_t cycles, retired, v[N_READS];
     select_search(b, EV_INST_RETIRED);
     end_to_end(b, empty, &cycles, &retired);
-    int64_t last = retired - CBC_TEMPLATE_TAIL + (lfence ? 1 : 0);
-    if (last <= 0)
+    int64_t last = retired - b->c->template_tail + (lfence ? 1 : 0);
+    if (last <= 0 || b->failed)
         return -1;
     measure(b, empty, PMU_FREEZE_PMI_GP(SEARCH_COUNTER), (uint64_t)last, v);
-    for (int64_t cycle = v[PMU_FREEZE_GP + PMU_FREEZE_FIXED_CYCLES]; cycle >= 0; cycle--) {
+    for (int64_t cycle = v[PMU_FREEZE_GP + PMU_FREEZE_FIXED_CYCLES]; cycle >= 0 && !b->failed; cycle--) {
         measure(b, empty, PMU_FREEZE_PMI_FIXED(PMU_FREEZE_FIXED_CYCLES), (uint64_t)cycle, v);
         if (v[SEARCH_COUNTER] < last)
             return cycle + 1;
@@ -97,7 +105,7 @@ static int64_t cycle_first_added(struct cbc *b, int64_t last_retired_empty)
 {
     int64_t v[N_READS], prev = 0;
     select_search(b, EV_IDQ_MITE_UOPS);
-    for (int64_t cycle = last_retired_empty - 3; cycle >= 0; cycle--) {
+    for (int64_t cycle = last_retired_empty - 3; cycle >= 0 && !b->failed; cycle--) {
         measure(b, true, PMU_FREEZE_PMI_FIXED(PMU_FREEZE_FIXED_CYCLES), (uint64_t)cycle, v);
         int64_t uops = v[SEARCH_COUNTER];
         if (prev != 0 && prev - uops > 1)
@@ -190,9 +198,11 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
     } else {
         int64_t lr_empty = cycle_last_retired(&b, true, false);
         int64_t lr_empty_lf = cycle_last_retired(&b, true, true);
+        if (b.failed)
+            goto failed;
         if (lr_empty < 0 || lr_empty_lf < 0) {
             nb_snprintf(err, err_cap, "-cycle_by_cycle: the empty template retired fewer instructions than its own "
-                                      "%d; try -end_to_end", CBC_TEMPLATE_TAIL);
+                                      "%lld; try -end_to_end", (long long)c->template_tail);
             status = NB_EINVAL;
             goto out;
         }
@@ -201,6 +211,8 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         first = cycle_first_added(&b, lr_empty);
         last = cycle_last_retired(&b, false, true);
     }
+    if (b.failed)
+        goto failed;
     if (last < first) {
         nb_snprintf(err, err_cap, "-cycle_by_cycle: no cycle to measure (the run took %lld cycles)", (long long)last + 1);
         status = NB_EINVAL;
@@ -214,8 +226,10 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         status = NB_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < n_cycles; i++)
+    for (size_t i = 0; i < n_cycles && !b.failed; i++)
         counts_at(&b, false, first + (int64_t)i, cum + i * b.n_all);
+    if (b.failed)
+        goto failed;
 
     /* The rows to keep (0..keep-1 of cum) and each event's bounds (kernelNanoBench.py). */
     size_t keep = n_cycles;
@@ -281,6 +295,10 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
             r->counts[(i - skip) * c->n_events + e] = now - before;
         }
     }
+    goto out;
+failed:
+    nb_snprintf(err, err_cap, "-cycle_by_cycle: a run of the code failed");
+    status = NB_EFAULT;
 out:
     pmu_freeze_end(p, &b.s);
     if (cum)

@@ -37,12 +37,6 @@
 #include "pmu.h"
 
 #define CBC_MAX_EVENTS 62 /* the user's; two internal ones are added */
-/*
- * Instructions of the template that retire after the benchmark while the
- * counters count: LFENCE and the three MOVs (the WRMSR that stops the
- * counters is not counted). nanoBench's template has its own number (258).
- */
-#define CBC_TEMPLATE_TAIL 4
 
 struct cbc_event {
     const char *name;
@@ -55,10 +49,16 @@ struct cbc_config {
     bool end_to_end;
     int64_t n_measurements, warm_up_count;
     enum aggregate agg; /* nanoBench's default for this mode: median */
+    /*
+     * Instructions of the template that retire after the benchmark while the
+     * counters count (the image's: codegen_cycles_tail; the WRMSR that stops
+     * the counters is not counted). nanoBench's template has its own (258).
+     */
+    int64_t template_tail;
 };
 
-/* Runs the template once: with the benchmark, or empty. */
-typedef void (*cbc_run_fn)(void *ctx, bool empty);
+/* Runs the template once: with the benchmark, or empty. false: it failed (nothing more is run). */
+typedef bool (*cbc_run_fn)(void *ctx, bool empty);
 
 struct cbc_result {
     size_t n_events;
@@ -70,7 +70,8 @@ struct cbc_result {
 
 /*
  * Measures cycle by cycle. NB_OK, or NB_EUNSUPP / NB_EINVAL / NB_ENOMEM /
- * NB_EFAULT with one sentence in err (without "error: ").
+ * NB_EFAULT with one sentence in err (without "error: "); NB_EFAULT when a
+ * run failed (the run callback knows how).
  */
 int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
                 cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap);

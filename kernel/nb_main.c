@@ -302,7 +302,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu = (unsigned)o->cpu;
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
     if (o->cycle_by_cycle)
-        bench_cycles_run(counters, o, &s->report);
+        bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
         counters_measure(counters, &s->bench, o, code, &s->report);
     if (o->mica)
@@ -367,7 +367,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else if (o.cycle_by_cycle)
-                bench_cycles_run(&s->counters, &o, &s->report);
+                bench_cycles_run(&s->counters, &s->bench, &o, &code, e->name, &s->report);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             if (o.mica && o.cpu < 0)

@@ -71,6 +71,7 @@ static struct fake {
     struct host_platform *h;
     struct pmu_desc d;
     int runs;
+    int fail_after; /* the run after this many fails (-1: none) */
 } fk;
 
 #define WIDTH 48
@@ -95,7 +96,7 @@ static int64_t signal_of(const struct trace *t, uint64_t evtsel, int cycle)
 }
 
 /* One run of the template on the fake PMU. */
-static void fake_run(void *ctx, bool empty)
+static bool fake_run(void *ctx, bool empty)
 {
     (void)ctx;
     struct host_platform *h = fk.h;
@@ -143,6 +144,7 @@ static void fake_run(void *ctx, bool empty)
     }
     /* The template's last WRMSR. */
     host_msr_set(h, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    return fk.fail_after < 0 || fk.runs <= fk.fail_after;
 }
 
 static void fake_init(struct host_platform *h, unsigned version, unsigned n_gp)
@@ -152,7 +154,7 @@ static void fake_init(struct host_platform *h, unsigned version, unsigned n_gp)
     host_intel_pmcs(h, n_gp, WIDTH, true);
     for (unsigned i = 0; i < 3; i++)
         host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, WIDTH);
-    fk = (struct fake){ .h = h };
+    fk = (struct fake){ .h = h, .fail_after = -1 };
     fk.d = (struct pmu_desc){ .vendor = VENDOR_INTEL, .version = version, .n_gp = n_gp, .gp_width = WIDTH,
                               .n_fixed = 3, .fixed_width = WIDTH, .full_width_writes = true };
 }
@@ -170,7 +172,8 @@ static char csv[4096];
 static int run_cbc(bool end_to_end, char *err, size_t cap)
 {
     struct cbc_config c = { .events = EVENTS, .n_events = 3, .end_to_end = end_to_end,
-                            .n_measurements = 3, .warm_up_count = 1, .agg = AGG_MEDIAN };
+                            .n_measurements = 3, .warm_up_count = 1, .agg = AGG_MEDIAN,
+                            .template_tail = 4 /* the trace's LFENCE and three MOVs after the benchmark */ };
     struct cbc_result r;
     int status = cbc_measure(&fk.h->p, &fk.d, &c, fake_run, NULL, &r, err, cap);
     csv[0] = '\0';
@@ -258,11 +261,11 @@ NB_TEST(cycle_by_cycle_fake_pmu_needs_the_freeze_bit)
     REQUIRE(pmu_freeze_begin(&h.p, &fk.d, &s) == NB_OK);
     host_msr_set(&h, MSR_IA32_DEBUGCTL, 0); /* as if bit 12 did not stick */
     pmu_freeze_arm(&h.p, &fk.d, &s, PMU_FREEZE_PMI_FIXED(1), 2);
-    fake_run(NULL, false);
+    CHECK(fake_run(NULL, false));
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_FIXED_CTR0), 7); /* every instruction of the run */
     host_msr_set(&h, MSR_IA32_DEBUGCTL, DEBUGCTL_FREEZE_PERFMON_ON_PMI);
     pmu_freeze_arm(&h.p, &fk.d, &s, PMU_FREEZE_PMI_FIXED(1), 5);
-    fake_run(NULL, false);
+    CHECK(fake_run(NULL, false));
     /* frozen at the end of cycle 5: the template's LFENCE has retired, nothing else */
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_FIXED_CTR0), 1);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_STATUS), GLOBAL_STATUS_CTR_FRZ | (1ull << 33));
@@ -336,5 +339,20 @@ NB_TEST(cycle_by_cycle_clear_errors_elsewhere)
     CHECK_EQ_STR(err, "cycle-by-cycle measurements need 4 general-purpose counters (PMC0-3); this processor has 3");
     CHECK_EQ_INT(h.n_writes, 0);
     CHECK_EQ_INT(fk.runs, 0);
+    host_platform_free(&h);
+}
+
+/* A run that fails (a fault in the code) stops everything: no more runs, the counters left as found. */
+NB_TEST(cycle_by_cycle_failed_run_stops)
+{
+    struct host_platform h;
+    fake_init(&h, 4, 4);
+    fk.fail_after = 20;
+    char err[256] = "";
+    CHECK_EQ_INT(run_cbc(false, err, sizeof(err)), NB_EFAULT);
+    CHECK_EQ_STR(err, "-cycle_by_cycle: a run of the code failed");
+    CHECK_EQ_INT(fk.runs, 21);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_DEBUGCTL), 0);
+    CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_FIXED_CTR_CTRL), 0);
     host_platform_free(&h);
 }
