@@ -45,6 +45,10 @@ int pmu_freeze_begin(const struct nb_platform *p, const struct pmu_desc *d, stru
     *s = (struct pmu_freeze_state){ 0 };
     if (p->read_msr(p->ctx, MSR_IA32_DEBUGCTL, &s->debugctl) != NB_OK)
         return NB_EFAULT;
+    if (p->lapic_read && p->lapic_write && p->lapic_read(p->ctx, LAPIC_LVT_PERF_COUNTER, &s->lvt_pc) == NB_OK) {
+        s->lvt_saved = true;
+        p->lapic_write(p->ctx, LAPIC_LVT_PERF_COUNTER, s->lvt_pc | LAPIC_LVT_MASKED);
+    }
     p->write_msr(p->ctx, MSR_IA32_PERF_GLOBAL_CTRL, 0);
     if (p->write_msr(p->ctx, MSR_IA32_DEBUGCTL, s->debugctl | DEBUGCTL_FREEZE_PERFMON_ON_PMI) != NB_OK)
         return NB_EFAULT;
@@ -124,4 +128,7 @@ void pmu_freeze_end(const struct nb_platform *p, const struct pmu_freeze_state *
     uint64_t status = 0;
     p->read_msr(p->ctx, MSR_IA32_PERF_GLOBAL_STATUS, &status);
     p->write_msr(p->ctx, MSR_IA32_PERF_GLOBAL_STATUS_RESET, status);
+    /* No request is left pending (the status is clear): the entry can be as it was. */
+    if (s->lvt_saved)
+        p->lapic_write(p->ctx, LAPIC_LVT_PERF_COUNTER, s->lvt_pc);
 }

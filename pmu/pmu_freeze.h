@@ -57,15 +57,27 @@
  */
 const char *pmu_freeze_unsupported(const struct pmu_desc *d, const char *none_why, char *buf, size_t cap);
 
+/*
+ * The local APIC's performance-counter LVT entry (SDM vol. 3A 11.5.1 "Local
+ * Vector Table", register 340H) and its mask bit (16): masked for the
+ * session, so the PMI requests that freeze the counters never become
+ * interrupts, also after the code has run with interrupts masked.
+ */
+#define LAPIC_LVT_PERF_COUNTER 0x340u
+#define LAPIC_LVT_MASKED (1u << 16)
+
 struct pmu_freeze_state {
     uint64_t debugctl;                /* as found, put back by pmu_freeze_end */
+    bool lvt_saved;                   /* lvt_pc holds the entry found (the platform has a local APIC) */
+    uint32_t lvt_pc;
     uint64_t evtsel[PMU_FREEZE_GP];   /* the events selected on PMC0-3 (PMI bit clear) */
 };
 
 /*
- * Sets Freeze_PerfMon_On_PMI and the fixed counters 0-2 to count in ring 0
- * (nanoBench counts only the kernel's ring in this mode). NB_EFAULT when
- * IA32_DEBUGCTL cannot be written.
+ * Masks the performance-counter LVT entry, sets Freeze_PerfMon_On_PMI and
+ * the fixed counters 0-2 to count in ring 0 (nanoBench counts only the
+ * kernel's ring in this mode). NB_EFAULT when IA32_DEBUGCTL cannot be
+ * written.
  */
 int pmu_freeze_begin(const struct nb_platform *p, const struct pmu_desc *d, struct pmu_freeze_state *s);
 /* Selects up to PMU_FREEZE_GP events (PERFEVTSEL values) on PMC0.. (the rest off). */
@@ -81,7 +93,7 @@ void pmu_freeze_arm(const struct nb_platform *p, const struct pmu_desc *d, const
 uint64_t pmu_freeze_global_enable(const struct pmu_desc *d);
 /* The frozen counters: gp[0..3] (PMC0-3), fixed[0..2]. */
 void pmu_freeze_read(const struct nb_platform *p, uint64_t gp[PMU_FREEZE_GP], uint64_t fixed[3]);
-/* Counters off, PMI bits and selections cleared, status reset, IA32_DEBUGCTL as found. */
+/* Counters off, PMI bits and selections cleared, status reset, IA32_DEBUGCTL and the LVT entry as found. */
 void pmu_freeze_end(const struct nb_platform *p, const struct pmu_freeze_state *s);
 
 #endif

@@ -74,6 +74,10 @@ static struct fake {
     int fail_after; /* the run after this many fails (-1: none) */
 } fk;
 
+/* The local APIC's performance-counter LVT entry (unmasked, NMI delivery, as Linux's perf leaves it). */
+static uint32_t lvt_pc = 0x400;
+static int lvt_unmasked_runs; /* runs with the entry unmasked */
+
 #define WIDTH 48
 #define MASK ((1ull << WIDTH) - 1)
 
@@ -103,6 +107,8 @@ static bool fake_run(void *ctx, bool empty)
     const struct trace *t = empty ? &EMPTY : &BENCH;
     bool v4 = fk.d.version >= 4;
     fk.runs++;
+    if (fk.h->p.lapic_read && !(lvt_pc & LAPIC_LVT_MASKED))
+        lvt_unmasked_runs++;
     /* The template's first WRMSR. */
     host_msr_set(h, MSR_IA32_PERF_GLOBAL_CTRL, pmu_freeze_global_enable(&fk.d));
     for (int c = 0; c < t->cycles; c++) {
@@ -202,10 +208,27 @@ static void trace_csv(const struct trace *t, char *out, size_t cap)
                               (long long)t->n[PORT0][c], (long long)t->n[RSLOTS][c]);
 }
 
+/* The local APIC's performance-counter LVT entry: masked while the code runs, as found afterwards. */
+static int fake_lapic_read(void *ctx, uint32_t reg, uint32_t *v)
+{
+    (void)ctx;
+    *v = reg == LAPIC_LVT_PERF_COUNTER ? lvt_pc : 0;
+    return NB_OK;
+}
+static int fake_lapic_write(void *ctx, uint32_t reg, uint32_t v)
+{
+    (void)ctx;
+    if (reg == LAPIC_LVT_PERF_COUNTER)
+        lvt_pc = v;
+    return NB_OK;
+}
+
 NB_TEST(cycle_by_cycle_v4_equals_the_trace)
 {
     struct host_platform h;
     fake_init(&h, 4, 4);
+    h.p.lapic_read = fake_lapic_read;
+    h.p.lapic_write = fake_lapic_write;
     host_msr_set(&h, MSR_IA32_DEBUGCTL, 0x1); /* LBR on: kept */
     char err[256] = "";
     CHECK_EQ_INT(run_cbc(false, err, sizeof(err)), NB_OK);
@@ -224,6 +247,8 @@ NB_TEST(cycle_by_cycle_v4_equals_the_trace)
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_CTRL), 0);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PERF_GLOBAL_STATUS), 0);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_FIXED_CTR_CTRL), 0);
+    CHECK_EQ_INT(lvt_unmasked_runs, 0);
+    CHECK_EQ_U64(lvt_pc, 0x400);
     host_platform_free(&h);
 }
 
