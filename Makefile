@@ -19,7 +19,7 @@ SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/ben
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c \
-               pmu/metric_expr.c pmu/metric_file.c kernel/bench_metrics.c kernel/nb_report.c
+               pmu/metric_expr.c pmu/metric_file.c kernel/bench_metrics.c kernel/nb_report.c pmu/pmu_freeze.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c \
                  tools/host_file.c tools/suite_writer.c tools/nb_plan.c tools/config_check.c \
                  $(SHARED_SRCS)
@@ -40,8 +40,9 @@ include tests/unit/unit.mk
 include tools/configgen/gen_configs.mk
 include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
+include tools/results/results.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN)
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN) results-vendor
 
 $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)
@@ -78,6 +79,7 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory metrics-plan-sweep
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory results-test
 	$(MAKE) --no-print-directory qemu-test
 
 # Every group of every configs/metrics file through -plan on a processor that uses it.

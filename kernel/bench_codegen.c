@@ -488,8 +488,34 @@ static void emit_topdown_reset(struct x86_emitter *e, uint64_t global_ctrl)
     emit_wrmsr(e, MSR_IA32_PERF_GLOBAL_CTRL, global_ctrl);
 }
 
+/* -cycle_by_cycle's start and end (codegen_params.cycles_global_ctrl). */
+static void emit_cycles_switch(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p, bool end)
+{
+    if (end)
+        x86_lfence(e);
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rax), RAX);
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rcx), RCX);
+    x86_mov_rip_from_reg64(e, DATA(buf, scratch_rdx), RDX);
+    emit_wrmsr(e, MSR_IA32_PERF_GLOBAL_CTRL, end ? 0 : p->cycles_global_ctrl);
+    x86_mov_reg64_from_rip(e, RAX, DATA(buf, scratch_rax));
+    x86_mov_reg64_from_rip(e, RCX, DATA(buf, scratch_rcx));
+    x86_mov_reg64_from_rip(e, RDX, DATA(buf, scratch_rdx));
+    if (!end)
+        x86_lfence(e);
+}
+
+size_t codegen_cycles_tail(const struct codegen_params *p)
+{
+    size_t drain = p->drain_frontend ? 1 + DRAIN_SHORT_NOPS + DRAIN_LONG_NOPS : 0;
+    return drain + 1 + 3 + 3;
+}
+
 static void emit_read(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p, bool end)
 {
+    if (p->cycles_global_ctrl) {
+        emit_cycles_switch(e, buf, p, end);
+        return;
+    }
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rax), RAX);
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rcx), RCX);
     x86_mov_rip_from_reg64(e, DATA(buf, scratch_rdx), RDX);
@@ -615,7 +641,7 @@ size_t codegen_run_size(const struct codegen_params *p)
         per_copy += (p->part_len[PART_MAIN] / 8) * NOMEM_READ_MAX_BYTES * NOMEM_MAX_READS;
     size_t copies = (size_t)p->copies * per_copy;
     /* The top-down reset: four WRMSRs of 3 MOV r32, imm32 (5 bytes) and WRMSR (2). */
-    size_t topdown = p->topdown_global_ctrl ? TOPDOWN_RESET_BYTES : 0;
+    size_t topdown = p->topdown_global_ctrl || p->cycles_global_ctrl ? TOPDOWN_RESET_BYTES : 0;
     return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) + topdown +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;

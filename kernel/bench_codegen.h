@@ -142,6 +142,14 @@ struct codegen_params {
      * Not with -no_mem.
      */
     uint64_t topdown_global_ctrl;
+    /*
+     * Nonzero: -cycle_by_cycle's template (cycle_by_cycle.h), no counter
+     * reads: WRMSR IA32_PERF_GLOBAL_CTRL = this value; LFENCE before the
+     * copies and LFENCE; WRMSR IA32_PERF_GLOBAL_CTRL = 0 after them (after
+     * -df's drain), RAX/RCX/RDX kept through scratch slots. The counters are
+     * frozen on a PMI and read afterwards with RDMSR.
+     */
+    uint64_t cycles_global_ctrl;
     struct codegen_areas areas;
     /*
      * Optional staging memory (data, not executable) of stage_cap bytes: the
@@ -179,6 +187,13 @@ size_t codegen_code_offset(const struct codegen_params *p);
  * is written; the emitter also flags any displacement out of reach.
  */
 #define CODEGEN_MAX_SIZE 0x7FFFFFFFull
+
+/*
+ * -cycle_by_cycle: the instructions of the template that retire after the
+ * last copy while the counters count (-df's drain, the LFENCE, three stores
+ * of RAX/RCX/RDX and the three MOVs before the WRMSR that stops them).
+ */
+size_t codegen_cycles_tail(const struct codegen_params *p);
 
 /* Bytes of buffer (data page + code) needed for a measuring function. */
 size_t codegen_run_size(const struct codegen_params *p);

@@ -409,6 +409,12 @@ static long load_events(struct counter_env *env, const struct bench_options *o, 
     return (long)n;
 }
 
+long counters_load_events(struct counter_env *env, const struct bench_options *o, struct report *r)
+{
+    const char *file;
+    return load_events(env, o, r, &file);
+}
+
 struct metric_errors {
     struct report *r;
     unsigned n;

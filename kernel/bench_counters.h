@@ -71,6 +71,13 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
 /* Restores the counter state found at counters_init. */
 void counters_finish(struct counter_env *env);
 
+/*
+ * The benchmark's events (its -config, else the CPU's default, else the
+ * built-in architectural ones) into env->events; the count, or -1 after an
+ * error line. -cycle_by_cycle (bench_cycles.h) uses it.
+ */
+long counters_load_events(struct counter_env *env, const struct bench_options *o, struct report *r);
+
 /* Measures one benchmark and reports its values (or an error line). */
 /*
  * The benchmark's SMI line: how many measurements were repeated after an SMI,

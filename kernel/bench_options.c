@@ -35,15 +35,15 @@ static void set_code_init(struct bench_options *o, int64_t n, const char *t) { (
 static void set_code_late(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_LATE_INIT] = t; }
 static void set_code_once(struct bench_options *o, int64_t n, const char *t) { (void)n; o->code_path[PART_ONE_TIME_INIT] = t; }
 static void set_n_meas(struct bench_options *o, int64_t n, const char *t) { (void)t; o->n_measurements = n; }
-static void set_unroll(struct bench_options *o, int64_t n, const char *t) { (void)t; o->unroll_count = n; }
+static void set_unroll(struct bench_options *o, int64_t n, const char *t) { (void)t; o->unroll_count = n; o->unroll_set = true; }
 static void set_loop(struct bench_options *o, int64_t n, const char *t) { (void)t; o->loop_count = n; }
 static void set_warm(struct bench_options *o, int64_t n, const char *t) { (void)t; o->warm_up_count = n; }
 static void set_init_warm(struct bench_options *o, int64_t n, const char *t) { (void)t; o->initial_warm_up_count = n; }
 static void set_align(struct bench_options *o, int64_t n, const char *t) { (void)t; o->alignment_offset = n; }
-static void set_avg(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_AVG; }
-static void set_median(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MEDIAN; }
-static void set_min(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MIN; }
-static void set_max(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MAX; }
+static void set_avg(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_AVG; o->aggregate_set = true; }
+static void set_median(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MEDIAN; o->aggregate_set = true; }
+static void set_min(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MIN; o->aggregate_set = true; }
+static void set_max(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->aggregate = AGG_MAX; o->aggregate_set = true; }
 static void set_basic(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->basic_mode = true; }
 static void set_no_norm(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->no_normalization = true; }
 static void set_df(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->drain_frontend = true; }
@@ -82,6 +82,20 @@ static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (
 static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_freq(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->freq_base = true; }
+/* -cycle_by_cycle: nanoBench's cycleByCycle.py sets basic mode and -df; -unroll_count 1 and median by default. */
+static void set_cycle_by_cycle(struct bench_options *o, int64_t n, const char *t)
+{
+    (void)n;
+    (void)t;
+    o->cycle_by_cycle = o->basic_mode = o->drain_frontend = o->no_normalization = true;
+    if (!o->unroll_set)
+        o->unroll_count = 1;
+    if (!o->aggregate_set)
+        o->aggregate = AGG_MEDIAN;
+}
+static void set_end_to_end(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->end_to_end = true; }
+static void set_cycles_csv(struct bench_options *o, int64_t n, const char *t) { (void)n; o->cycles_csv_path = t; }
+static void set_cycles_html(struct bench_options *o, int64_t n, const char *t) { (void)n; o->cycles_html_path = t; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -141,6 +155,11 @@ static const struct option_def OPTIONS[] = {
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
     { "qemu_icount", VALUE_INT, BOTH, 0, OPT_ICOUNT_MAX, set_qemu_icount },
+    /* -cycle_by_cycle and its options (cycle_by_cycle.h). */
+    { "cycle_by_cycle", VALUE_NONE, BOTH, 0, 0, set_cycle_by_cycle },
+    { "end_to_end", VALUE_NONE, BOTH, 0, 0, set_end_to_end },
+    { "csv", VALUE_STRING, SCOPE_HOST, 0, 0, set_cycles_csv },
+    { "html", VALUE_STRING, SCOPE_HOST, 0, 0, set_cycles_html },
     { "plan", VALUE_NONE, SCOPE_HOST, 0, 0, set_plan },
     { "plan_cpu", VALUE_STRING, SCOPE_HOST, 0, 0, set_plan_cpu },
     { "suite", VALUE_STRING, SCOPE_HOST, 0, 0, set_suite },
@@ -407,6 +426,16 @@ int bench_options_validate(const struct bench_options *o, struct option_error *e
                         code_part_asm_option((enum code_part)p),
                         code_part_code_option((enum code_part)p));
     }
+    /* nanoBench's cycle-by-cycle mode has neither (its cycleByCycle.py takes no such option). */
+    if (o->cycle_by_cycle && o->fixed_counters)
+        return fail(err, "option -%s is not available with -cycle_by_cycle%s", "fixed_counters", "");
+    if (o->cycle_by_cycle && o->msr_config_path)
+        return fail(err, "option -%s is not available with -cycle_by_cycle%s", "msr_config", "");
+    if (o->cycle_by_cycle && o->metrics)
+        return fail(err, "option -%s is not available with -cycle_by_cycle%s", "metrics", "");
+    if (!o->cycle_by_cycle && (o->end_to_end || o->cycles_csv_path || o->cycles_html_path))
+        return fail(err, "option -%s only applies to -cycle_by_cycle%s",
+                    o->end_to_end ? "end_to_end" : o->cycles_csv_path ? "csv" : "html", "");
     return NB_OK;
 }
 

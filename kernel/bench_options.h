@@ -128,6 +128,19 @@ struct bench_options {
     bool expect_restore;
     int64_t qemu_icount; /* -1: not known to run under QEMU -icount */
 
+    /*
+     * -cycle_by_cycle (cycle_by_cycle.h): the events of every cycle instead of
+     * the usual result. Sets nanoBench's defaults for the mode: -basic_mode,
+     * -df, -no_normalization, and -unroll_count 1 and -median unless given
+     * (unroll_set, aggregate_set). -end_to_end keeps the template's cycles.
+     * Host only: -csv FILE and -html FILE, copies of the cycles' CSV and page.
+     */
+    bool cycle_by_cycle;
+    bool end_to_end;
+    const char *cycles_csv_path;
+    const char *cycles_html_path;
+    bool unroll_set, aggregate_set;
+
     /* Suite-level: what the machine does when the suite ends. */
     enum nb_finish_action finish;
     bool finish_set;

@@ -796,3 +796,68 @@ out:
     p->free_mem(p->ctx, buf, buf_size);
     return status;
 }
+
+int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                         uint64_t global_ctrl, struct bench_cycles_code *cc, char *error, size_t error_cap)
+{
+    const struct nb_platform *p = c->p;
+    nb_memset(cc, 0, sizeof(*cc));
+    for (int a = 0; a < AREA_COUNT; a++)
+        nb_memset(c->areas[a], 0, c->area_size[a]);
+    for (int k = 0; k < 2; k++) {
+        struct codegen_params params;
+        init_params(c, o, code, &params);
+        params.reads = NULL;
+        params.n_reads = 0;
+        params.topdown_global_ctrl = 0;
+        params.no_mem = false;
+        params.cycles_global_ctrl = global_ctrl;
+        params.copies = k ? o->unroll_count : 0;
+        params.loop_count = k ? o->loop_count : 0;
+        cc->tail = codegen_cycles_tail(&params);
+        size_t size = codegen_run_size(&params);
+        if (size > CODEGEN_MAX_SIZE)
+            return fail(error, error_cap, NB_EINVAL, "-cycle_by_cycle: the code would need %llu bytes", size);
+        cc->buf[k] = p->alloc_exec(p->ctx, size);
+        if (!cc->buf[k]) {
+            bench_cycles_release(c, cc);
+            return fail(error, error_cap, NB_ENOMEM, "-cycle_by_cycle: cannot allocate %llu bytes for the code", size);
+        }
+        cc->size[k] = size;
+        cc->fn[k] = (generated_fn)codegen_emit_run(cc->buf[k], size, &params, &cc->layout[k]);
+        if (!cc->fn[k]) {
+            bench_cycles_release(c, cc);
+            return fail(error, error_cap, NB_ENOMEM, "-cycle_by_cycle: the code does not fit (%llu)", size);
+        }
+    }
+    return NB_OK;
+}
+
+bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc, bool empty)
+{
+    if (cc->faulted)
+        return false;
+    int k = empty ? 0 : 1;
+    struct codegen_data *data = (struct codegen_data *)cc->buf[k];
+    data->fault_happened = 0;
+    if (nb_run_on_cpu(c->p, c->cpu, run_once, (void *)cc->fn[k]) != NB_OK) {
+        cc->faulted = true;
+        nb_snprintf(cc->error, sizeof(cc->error), "processor %u cannot run the code", c->cpu);
+        return false;
+    }
+    if (run_batch_faulted(data)) {
+        cc->faulted = true;
+        fault_describe(cc->error, sizeof(cc->error), data, &cc->layout[k], empty ? "empty template" : "cycle run");
+        return false;
+    }
+    return true;
+}
+
+void bench_cycles_release(struct bench_context *c, struct bench_cycles_code *cc)
+{
+    for (int k = 0; k < 2; k++) {
+        if (cc->buf[k])
+            c->p->free_mem(c->p->ctx, cc->buf[k], cc->size[k]);
+        cc->buf[k] = NULL;
+    }
+}

@@ -214,6 +214,28 @@ struct bench_trace_end {
  * own -timeout. A fault is described in `error` (NB_EFAULT) and the trace
  * up to it is kept in `cap`, end record included.
  */
+/*
+ * -cycle_by_cycle's template (bench_codegen.h cycles_global_ctrl), once with
+ * the benchmark (unroll_count copies, its loop) and once empty (nothing
+ * between the two WRMSRs, as nanoBench's basic mode), each run once per
+ * bench_cycles_run_once on the benchmark's processor with interrupts masked.
+ * No watchdog is armed for these runs.
+ */
+struct bench_cycles_code {
+    uint8_t *buf[2];     /* [0] empty, [1] the benchmark */
+    size_t size[2];
+    generated_fn fn[2];
+    struct codegen_layout layout[2];
+    size_t tail;         /* codegen_cycles_tail: the template's instructions after the benchmark */
+    bool faulted;
+    char error[200];     /* the fault, as a measurement's */
+};
+int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                         uint64_t global_ctrl, struct bench_cycles_code *cc, char *error, size_t error_cap);
+/* false once a run has faulted (cc->error says how); nothing runs after that. */
+bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc, bool empty);
+void bench_cycles_release(struct bench_context *c, struct bench_cycles_code *cc);
+
 int bench_trace(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
                 struct mica_capture *cap, const struct bench_trace_memory *mem, struct bench_trace_end *end,
                 char *error, size_t error_cap);

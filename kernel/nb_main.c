@@ -25,6 +25,7 @@
 #include "nb_version.h"
 #include "platform_report.h"
 #include "suite.h"
+#include "bench_cycles.h"
 #include "bench_mica.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -382,7 +383,10 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
     s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
-    counters_measure(counters, &s->bench, o, code, &s->report);
+    if (o->cycle_by_cycle)
+        bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
+    else
+        counters_measure(counters, &s->bench, o, code, &s->report);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
     s->bench_pmu_usable = counters->usable;
@@ -457,6 +461,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 report_areas(s, &o);
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
+            else if (o.cycle_by_cycle)
+                bench_cycles_run(&s->counters, &s->bench, &o, &code, e->name, &s->report);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             if (o.mica && o.cpu < 0)

@@ -37,6 +37,18 @@
 #define MSR_PEBS_LD_LAT_THRESHOLD 0x3F6u /* nanoBench .MSR_3F6H */
 #define MSR_PEBS_FRONTEND 0x3F7u        /* nanoBench .MSR_PF */
 
+/*
+ * IA32_DEBUGCTL (SDM vol. 3B 18.4.1 / figure 18-3 "IA32_DEBUGCTL MSR"):
+ * Freeze_PerfMon_On_PMI (bit 12) makes a PMI request stop the counters: up to
+ * perfmon v3 it clears IA32_PERF_GLOBAL_CTRL's enable bits; from v4 (20.2.4,
+ * the "streamlined" freeze) it sets IA32_PERF_GLOBAL_STATUS.CTR_FRZ instead,
+ * counting needs CTR_FRZ clear, and a 1 written to bit 59 of
+ * IA32_PERF_GLOBAL_STATUS_RESET clears it. -cycle_by_cycle (pmu_freeze.h).
+ */
+#define MSR_IA32_DEBUGCTL 0x1D9u
+#define DEBUGCTL_FREEZE_LBRS_ON_PMI (1ull << 11)
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+
 /* IA32_PERFEVTSELx (SDM vol. 3B figure 20-1). */
 #define PERFEVTSEL_EVENT_MASK 0xFFull
 #define PERFEVTSEL_UMASK_SHIFT 8

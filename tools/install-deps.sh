@@ -15,9 +15,10 @@ PACKAGES=(
     libpfm4-dev                     # event tables for tools/configgen (make configs)
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
-    python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
     sbsigntool openssl              # -sign_key/-sign_cert and -secure_boot (sbsign; the snakeoil key is encrypted)
     lava-dispatcher                 # lava-run: the tests run the -lava_job jobs on a QEMU device
+    python3                         # tools/configgen generators (metric files, perfmon tables) and their checks; tools/nb_html
+    chromium                        # headless browser tests of the results pages (tests/results)
     "$@"
 )
 
@@ -31,6 +32,11 @@ missing=()
 for pkg in "${PACKAGES[@]}"; do
     [[ -n ${installed[$pkg]:-} ]] || missing+=("$pkg")
 done
+# npm fetches the pinned charting library of the results pages
+# (tools/results/uplot.lock). Any npm will do: a NodeSource nodejs brings its
+# own, and Debian's npm package would conflict with it, so only a machine
+# without one gets Debian's.
+command -v npm >/dev/null || missing+=(npm)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "nanobench: installing missing Debian packages: ${missing[*]}" >&2

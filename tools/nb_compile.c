@@ -539,6 +539,34 @@ static long long host_idle_seconds(const struct compile *c)
     return worst * IDLE_BUDGET_FACTOR + IDLE_MARGIN_S + (calibrates ? IDLE_CALIBRATE_S : 0);
 }
 
+/*
+ * -cycle_by_cycle with -csv FILE / -html FILE: where the CLI copies the
+ * benchmark's run-NNNN-<name>-cycles.csv and the run's page
+ * (NB_CBC_NAME_k, NB_CBC_CSV_k, NB_CBC_HTML_k; paths made absolute).
+ */
+static void write_cycles_env(FILE *f, const struct compile *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench *b = &c->benches[i];
+        if (!b->ok || !b->o.cycle_by_cycle || (!b->o.cycles_csv_path && !b->o.cycles_html_path))
+            continue;
+        char var[32];
+        snprintf(var, sizeof(var), "NB_CBC_NAME_%zu", k);
+        env_line(f, var, b->name);
+        char *csv = b->o.cycles_csv_path ? host_path_join(NULL, b->o.cycles_csv_path) : NULL;
+        char *html = b->o.cycles_html_path ? host_path_join(NULL, b->o.cycles_html_path) : NULL;
+        snprintf(var, sizeof(var), "NB_CBC_CSV_%zu", k);
+        env_line(f, var, csv ? csv : "");
+        snprintf(var, sizeof(var), "NB_CBC_HTML_%zu", k);
+        env_line(f, var, html ? html : "");
+        free(csv);
+        free(html);
+        k++;
+    }
+    fprintf(f, "NB_CBC_COUNT=%zu\n", k);
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -573,6 +601,7 @@ static int write_env(struct compile *c)
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
     fprintf(f, "NB_IDLE_SECONDS=%lld\n", host_idle_seconds(c));
     write_mica_env(f, c);
+    write_cycles_env(f, c);
     free(path);
     return fclose(f);
 }
@@ -607,13 +636,20 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
         bench_options_init(&probe);
         int width = (i + 1 < argc) ? 2 : 1;
         bool host_setting = false;
-        for (int w = width; w >= 1 && !host_setting; w--) {
-            if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) == NB_OK &&
-                (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0 ||
-                 probe.plan || probe.plan_cpu)) {
+        /*
+         * The shortest parse wins: a flag followed by a host setting
+         * ("-verbose -plan") is two options, not one host setting.
+         */
+        for (int w = 1; w <= width; w++) {
+            bench_options_init(&probe);
+            if (bench_options_parse(&probe, w, argv + i, SCOPE_HOST, &err) != NB_OK)
+                continue;
+            if (probe.suite_path || probe.image_path || probe.results_dir || probe.icount >= 0 ||
+                probe.plan || probe.plan_cpu) {
                 host_setting = true;
                 i += w - 1;
             }
+            break;
         }
         if (!host_setting)
             c->cli_bench_args[c->n_cli_bench_args++] = argv[i];

@@ -20,6 +20,8 @@
 #include "pmu_schedule.h"
 #include "pmu_session.h"
 
+#include "pmu_freeze.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,6 +441,51 @@ static void plan_msr_config(const char *text, size_t len, const char *name)
     free(events);
 }
 
+/*
+ * -cycle_by_cycle: the writes of one cycle (cycle_by_cycle.h), for the
+ * config's first PMU_FREEZE_GP events (with -end_to_end; otherwise the first
+ * two and the internal IDQ.MS_UOPS and INST_RETIRED, which share the first
+ * group): the freeze set up, the events selected, and the preset that
+ * freezes the counters at the end of the first cycle; then the template's
+ * own writes around the benchmark. Returns 0, or 2 when the CPU cannot.
+ */
+static int plan_cycles(const struct nb_platform *p, const struct pmu_desc *d, const struct bench_options *o,
+                       const char *config, size_t config_len, const char *config_name)
+{
+    char why[240];
+    const char *no = pmu_freeze_unsupported(d, NULL, why, sizeof(why));
+    if (no) {
+        fprintf(stderr, "nanobench: -cycle_by_cycle: %s\n", no);
+        return 2;
+    }
+    struct pmu_event *events = calloc(PMU_MAX_EVENTS, sizeof(*events));
+    size_t n = pmu_config_parse(config, config_len, d, events, PMU_MAX_EVENTS, config_error, (void *)config_name);
+    uint64_t sel[PMU_FREEZE_GP] = { 0 };
+    unsigned k = 0;
+    for (size_t i = 0; i < n && k < PMU_FREEZE_GP; i++)
+        sel[k++] = pmu_intel_ops.encode(&events[i]);
+    if (!o->end_to_end) {
+        /* The internal events of the mode (cycle_by_cycle.c) come after the config's. */
+        if (k > PMU_FREEZE_GP - 2)
+            k = PMU_FREEZE_GP - 2;
+        sel[k++] = PMU_FREEZE_IDQ_MS_UOPS;
+        sel[k++] = PMU_FREEZE_INST_RETIRED;
+    }
+    printf("# cycle by cycle: %u events per run, counters frozen by the overflow of fixed counter 1 "
+           "(CPU_CLK_UNHALTED.THREAD); the writes of cycle 1:\n", k);
+    struct pmu_freeze_state s;
+    pmu_freeze_begin(p, d, &s);
+    pmu_freeze_select(p, &s, sel, k);
+    pmu_freeze_arm(p, d, &s, PMU_FREEZE_PMI_FIXED(PMU_FREEZE_FIXED_CYCLES), 0);
+    printf("# the template: wrmsr 0x%x 0x%llx; lfence; <benchmark>; lfence; wrmsr 0x%x 0x0; "
+           "then rdmsr of the frozen counters\n", MSR_IA32_PERF_GLOBAL_CTRL,
+           (unsigned long long)pmu_freeze_global_enable(d), MSR_IA32_PERF_GLOBAL_CTRL);
+    printf("# cycle N presets fixed counter 1 to 2^%u - N; after the last cycle:\n", d->fixed_width);
+    pmu_freeze_end(p, &s);
+    free(events);
+    return 0;
+}
+
 int nb_plan(const struct bench_options *cli, const char *suite, const struct plan_bench *benches,
             size_t n)
 {
@@ -507,6 +554,11 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
                 printf("#   %.*s\n", len, line);
                 line += len + (nl ? 1 : 0);
             }
+        }
+        if (b->o->cycle_by_cycle) {
+            if (plan_cycles(&platform, &d, b->o, config, config_len, config_name) != 0)
+                return 2;
+            continue;
         }
         plan_groups(&session, &d, b->o, config, config_len, config_name, &dc);
         if (b->msr_config)

@@ -10,7 +10,10 @@
  * next [name] line are dropped (and counted), since the lost line may have
  * been that [name]. A capture of several runs (one stick booted several
  * times; a boot that resumes a run after a reset continues that run) gives
- * one CSV per run: OUT-run-NNNN.csv. Exit status: 0 when every line arrived
+ * one CSV per run: OUT-run-NNNN.csv. With -o, each run's intact text (as
+ * run-NNNN.txt has it: the -verbose tables, the machine lines) goes beside
+ * its CSV as OUT.txt (OUT-run-NNNN.txt), for its results page
+ * (tools/nb_serial runs tools/nb_html on them). Exit status: 0 when every line arrived
  * intact, 1 when lines were damaged or lost (the CSV then lacks their rows),
  * 2 on usage or I/O errors.
  */
@@ -37,6 +40,9 @@ struct run {
     char *rows;
     size_t len;
     FILE *f;
+    char *text; /* the run's intact lines, unframed */
+    size_t text_len;
+    FILE *tf;
     struct block *blocks;
     size_t n_blocks;
 };
@@ -69,7 +75,8 @@ static struct run *new_run(struct parser *p, const char *name)
     struct run *r = &p->runs[p->n_runs++];
     snprintf(r->name, sizeof(r->name), "%s", name);
     r->f = open_memstream(&r->rows, &r->len);
-    if (!r->f) {
+    r->tf = open_memstream(&r->text, &r->text_len);
+    if (!r->f || !r->tf) {
         perror("nb_serial");
         exit(2);
     }
@@ -97,8 +104,13 @@ static void name_run(struct parser *p, const char *name, bool resumed)
     if (!p->run || same == p->run)
         return;
     if (resumed && same && p->run->len == 0 && p->run == &p->runs[p->n_runs - 1]) {
+        /* This boot's lines so far (its banner) join the earlier run's text. */
+        fflush(p->run->tf);
+        fwrite(p->run->text, 1, p->run->text_len, same->tf);
         fclose(p->run->f);
         free(p->run->rows);
+        fclose(p->run->tf);
+        free(p->run->text);
         p->n_runs--;
         p->run = same;
     } else if (same) {
@@ -234,6 +246,16 @@ static void text_line(struct parser *p, char *text)
     }
 }
 
+/* The line's text goes to its run's text, then is parsed. */
+static void text_line_kept(struct parser *p, char *text)
+{
+    text_line(p, text);
+    if (p->run) {
+        fputs(text, p->run->tf);
+        fputc('\n', p->run->tf);
+    }
+}
+
 static void line(struct parser *p, char *s, size_t len, unsigned lineno)
 {
     while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n'))
@@ -272,7 +294,30 @@ static void line(struct parser *p, char *s, size_t len, unsigned lineno)
     }
     p->expect = (seq + 1) % SERIAL_SEQ_MODULO;
     s[text_len] = '\0';
-    text_line(p, s);
+    text_line_kept(p, s);
+}
+
+/* Writes one run's text beside its CSV at `csv_path` (NAME.csv -> NAME.txt). */
+static int write_text(const char *csv_path, const struct run *r)
+{
+    size_t stem = strlen(csv_path);
+    if (stem > 4 && strcmp(csv_path + stem - 4, ".csv") == 0)
+        stem -= 4;
+    char *path;
+    if (asprintf(&path, "%.*s.txt", (int)stem, csv_path) < 0)
+        return 2;
+    FILE *f = fopen(path, "w");
+    int status = 0;
+    if (!f || fwrite(r->text, 1, r->text_len, f) != r->text_len) {
+        perror(path);
+        status = 2;
+    }
+    if (f && fclose(f) != 0) {
+        perror(path);
+        status = 2;
+    }
+    free(path);
+    return status;
 }
 
 /* Writes one run's CSV to `path` (or stdout for NULL). */
@@ -338,8 +383,10 @@ int main(int argc, char **argv)
         s += len + 1;
     }
     report_dropped(&p);
-    for (size_t i = 0; i < p.n_runs; i++)
+    for (size_t i = 0; i < p.n_runs; i++) {
         fflush(p.runs[i].f);
+        fflush(p.runs[i].tf);
+    }
     if (!p.started || p.n_runs == 0) {
         fprintf(stderr, "nb_serial: %s: no nanoBench-EFI lines found\n", log);
         return 1;
@@ -347,6 +394,8 @@ int main(int argc, char **argv)
     int status = 0;
     if (p.n_runs == 1) {
         status = write_csv(out_path, &p.runs[0]);
+        if (!status && out_path)
+            status = write_text(out_path, &p.runs[0]);
     } else if (!out_path) {
         fprintf(stderr, "nb_serial: %s holds %zu runs: give -o OUT.csv for one CSV per run "
                         "(OUT-run-NNNN.csv)\n", log, p.n_runs);
@@ -360,6 +409,8 @@ int main(int argc, char **argv)
             if (asprintf(&path, "%.*s-run-%s.csv", (int)stem, out_path, p.runs[i].name) < 0)
                 return 2;
             status = write_csv(path, &p.runs[i]);
+            if (!status)
+                status = write_text(path, &p.runs[i]);
             fprintf(stderr, "nb_serial: run %s: %s\n", p.runs[i].name, path);
             free(path);
         }

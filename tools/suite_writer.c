@@ -79,6 +79,10 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -mica %s", o->mica);
     if (o->mica_max_instructions != OPT_MICA_MAX_INSTRUCTIONS_DEFAULT)
         fprintf(f, " -mica_max_instructions %lld", (long long)o->mica_max_instructions);
+    if (o->cycle_by_cycle)
+        fprintf(f, " -cycle_by_cycle");
+    if (o->end_to_end)
+        fprintf(f, " -end_to_end");
     if (o->qemu_icount >= 0)
         fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");

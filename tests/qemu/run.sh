@@ -1370,8 +1370,10 @@ test_results_folder_collects_runs() {
     $NB -asm "NOP" -icount 4 -results "$dir" >/dev/null 2>&1 || return 1
     err=$($NB -asm "NOP; NOP" -icount 4 -results "$dir" 2>&1 >/dev/null) || return 1
     expect_eq "files" "run-0001.csv
+run-0001.html
 run-0001.txt
 run-0002.csv
+run-0002.html
 run-0002.txt
 serial-0001.log
 serial-0002.log" "$(ls "$dir")" || return 1
@@ -1481,5 +1483,7 @@ source "$ROOT/tests/qemu/secure_boot_tests.sh"
 source "$ROOT/tests/qemu/lava_tests.sh"
 source "$ROOT/tests/qemu/never_guess_tests.sh"
 
+source "$ROOT/tests/qemu/results_page_tests.sh"
+source "$ROOT/tests/qemu/cycle_by_cycle_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -117,7 +117,7 @@ NB_TEST(options_ambiguous_prefix_lists_candidates)
     REJECTS(TARGET, "option -a is ambiguous (-alignment_offset, -avg)", "-a");
     REJECTS(TARGET,
             "option -c is ambiguous (-code, -code_init, -code_late_init, -code_one_time_init, "
-            "-config, -calibrate, -cpu)",
+            "-config, -calibrate, -cpu, -cycle_by_cycle)",
             "-c", "x");
     REJECTS(TARGET, "option -fi is ambiguous (-fixed_counters, -finish)", "-fi", "exit");
     REJECTS(TARGET, "option -code_ is ambiguous (-code_init, -code_late_init, -code_one_time_init)",

@@ -1,0 +1,111 @@
+/*
+ * bench_cycles.c — -cycle_by_cycle in the run loop (see bench_cycles.h).
+ */
+#include "bench_cycles.h"
+#include "cycle_by_cycle.h"
+#include "nb_text.h"
+#include "pmu_freeze.h"
+
+struct cycles_run {
+    struct bench_context *bench;
+    struct bench_cycles_code *code;
+};
+
+static bool run_template(void *ctx, bool empty)
+{
+    struct cycles_run *cr = ctx;
+    return bench_cycles_run_once(cr->bench, cr->code, empty);
+}
+
+/* nanobench/results/run-NNNN-<name>-cycles.csv: the run's .txt path with the name instead of ".txt". */
+static void table_path(const struct report *r, const char *name, char *out, size_t cap)
+{
+    size_t base = nb_strlen(r->txt_path);
+    if (base >= 4)
+        base -= 4;
+    char safe[64];
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < sizeof(safe); c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                  *c == '_' || *c == '-' || *c == '.';
+        safe[n++] = ok ? *c : '_';
+    }
+    safe[n] = '\0';
+    nb_snprintf(out, cap, "%.*s-%s-cycles.csv", (int)base, r->txt_path, safe);
+}
+
+static int write_table(const struct nb_platform *p, const char *path, const struct cbc_result *res)
+{
+    size_t len = cbc_csv(res, NULL, 0) + 1;
+    char *text = p->alloc_data(p->ctx, len);
+    if (!text)
+        return NB_ENOMEM;
+    cbc_csv(res, text, len);
+    struct nb_file *f;
+    int st = p->create_file(p->ctx, path, &f);
+    if (st == NB_OK) {
+        st = p->write_file(p->ctx, f, text, len - 1);
+        if (st == NB_OK)
+            st = p->flush_file(p->ctx, f);
+        p->close_file(p->ctx, f);
+    }
+    p->free_mem(p->ctx, text, len);
+    return st;
+}
+
+void bench_cycles_run(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
+                      const struct bench_code *code, const char *name, struct report *r)
+{
+    char why[240];
+    const char *no = pmu_freeze_unsupported(&env->desc, env->usable ? NULL : env->why, why, sizeof(why));
+    if (no) {
+        report_error(r, "-cycle_by_cycle: %s", no);
+        return;
+    }
+    if (!r->files_ok) {
+        report_error(r, "-cycle_by_cycle: the table needs the results folder on the medium, which cannot be written");
+        return;
+    }
+    long n = counters_load_events(env, o, r);
+    if (n < 0)
+        return;
+    if (n == 0) {
+        report_error(r, "-cycle_by_cycle: the config has no events to measure");
+        return;
+    }
+    if (n > CBC_MAX_EVENTS) {
+        report_line(r, "warning: -cycle_by_cycle: the first %d of the config's %ld events are measured",
+                    CBC_MAX_EVENTS, n);
+        n = CBC_MAX_EVENTS;
+    }
+    static struct cbc_event events[CBC_MAX_EVENTS];
+    for (long i = 0; i < n; i++)
+        events[i] = (struct cbc_event){ env->events[i].name, pmu_intel_ops.encode(&env->events[i]) };
+    struct bench_cycles_code cc;
+    char err[240];
+    if (bench_cycles_prepare(bench, o, code, pmu_freeze_global_enable(&env->desc), &cc, err, sizeof(err)) != NB_OK) {
+        report_error(r, "%s", err);
+        return;
+    }
+    struct cbc_config cfg = { events, (size_t)n, o->end_to_end, o->n_measurements, o->warm_up_count,
+                              o->aggregate, (int64_t)cc.tail };
+    struct cycles_run cr = { bench, &cc };
+    struct cbc_result res;
+    int st = cbc_measure(env->p, &env->desc, &cfg, run_template, &cr, &res, err, sizeof(err));
+    bench_cycles_release(bench, &cc);
+    if (cc.faulted) {
+        report_error(r, "%s", cc.error);
+        return;
+    }
+    if (st != NB_OK) {
+        report_error(r, "%s", err);
+        return;
+    }
+    char path[128];
+    table_path(r, name, path, sizeof(path));
+    if (write_table(bench->p, path, &res) != NB_OK)
+        report_error(r, "-cycle_by_cycle: cannot write %s", path);
+    else
+        report_line(r, "cycles: %s, %zu cycles of %zu events", path, res.n_cycles, res.n_events);
+    cbc_free(env->p, &res);
+}

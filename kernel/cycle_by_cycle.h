@@ -1,0 +1,82 @@
+/*
+ * cycle_by_cycle.h — -cycle_by_cycle: what every event counted in each cycle
+ * of a benchmark, nanoBench's cycle-by-cycle mode (its kernel module's
+ * run_nanoBench_cycle_by_cycle and kernelNanoBench.py's
+ * runNanoBenchCycleByCycle), on the counters of pmu_freeze.h.
+ *
+ * For each cycle c the core-cycle counter is preset to overflow after c + 1
+ * cycles; its PMI request freezes every counter, which are read afterwards:
+ * the events up to the end of cycle c. The measured code (the "template") is
+ *
+ *     WRMSR IA32_PERF_GLOBAL_CTRL (enable); LFENCE; <benchmark>; LFENCE;
+ *     MOV ECX, 38FH; MOV EAX, 0; MOV EDX, 0; WRMSR (disable)
+ *
+ * and the run callback runs it once, with the benchmark or empty.
+ *
+ * -end_to_end: every cycle from the first counted one to the last, template
+ * included. Otherwise the template's cycles are cut off as nanoBench does it:
+ * the cycles start where the first benchmark uop enters the IDQ (searched on
+ * the empty template with IDQ.MITE_UOPS) and end where the last benchmark
+ * instruction retires (searched with INST_RETIRED and its own PMI, then with
+ * the internal events IDQ.MS_UOPS and INST_RETIRED added to the events), and
+ * the counts of the events that also count template work are clamped as
+ * kernelNanoBench.py clamps them (retired: less the empty template's; issued:
+ * up to the cycle before the last retirement; IDQ: up to the LFENCE's uops).
+ * The result is the count per cycle (the difference of consecutive cycles),
+ * where nanoBench's CSV has the running totals.
+ */
+#ifndef CYCLE_BY_CYCLE_H
+#define CYCLE_BY_CYCLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_options.h"
+#include "nb_platform.h"
+#include "pmu.h"
+
+#define CBC_MAX_EVENTS 62 /* the user's; two internal ones are added */
+
+struct cbc_event {
+    const char *name;
+    uint64_t evtsel; /* IA32_PERFEVTSELx value (EN and the rings set; INT is the engine's) */
+};
+
+struct cbc_config {
+    const struct cbc_event *events;
+    size_t n_events;
+    bool end_to_end;
+    int64_t n_measurements, warm_up_count;
+    enum aggregate agg; /* nanoBench's default for this mode: median */
+    /*
+     * Instructions of the template that retire after the benchmark while the
+     * counters count (the image's: codegen_cycles_tail; the WRMSR that stops
+     * the counters is not counted). nanoBench's template has its own (258).
+     */
+    int64_t template_tail;
+};
+
+/* Runs the template once: with the benchmark, or empty. false: it failed (nothing more is run). */
+typedef bool (*cbc_run_fn)(void *ctx, bool empty);
+
+struct cbc_result {
+    size_t n_events;
+    const char *names[CBC_MAX_EVENTS];
+    size_t n_cycles;
+    int64_t *counts;  /* n_cycles rows of n_events: the events of cycle 1, 2, ... */
+    size_t counts_size;
+};
+
+/*
+ * Measures cycle by cycle. NB_OK, or NB_EUNSUPP / NB_EINVAL / NB_ENOMEM /
+ * NB_EFAULT with one sentence in err (without "error: "); NB_EFAULT when a
+ * run failed (the run callback knows how).
+ */
+int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
+                cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap);
+void cbc_free(const struct nb_platform *p, struct cbc_result *r);
+/* The CSV, "cycle,NAME,...\n" then "1,COUNT,...\n" per cycle; returns its length (truncated at cap). */
+size_t cbc_csv(const struct cbc_result *r, char *out, size_t cap);
+
+#endif
