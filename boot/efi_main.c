@@ -73,6 +73,8 @@ static const struct nb_platform efi_platform = {
     .halt_until_interrupt = efi_halt_until_interrupt,
     .firmware_facts = efi_firmware_facts,
     .finish = efi_finish,
+    .serial_read = efi_serial_read,
+    .serial_write = efi_serial_write_raw,
 };
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)

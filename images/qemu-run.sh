@@ -2,12 +2,15 @@
 # qemu-run.sh — boot a nanoBench-EFI disk image under QEMU/OVMF and capture
 # the serial port.
 #
-# usage: images/qemu-run.sh IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok]
+# usage: images/qemu-run.sh IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH]
 #
 #   --icount N    TCG with -icount shift=N: the guest clock (and RDTSC)
 #                 advances 2^N ns per instruction, so timings are exact
 #   --smp N       N virtual CPUs (default 1)
 #   --reboot-ok   let a guest reset reboot it (default: QEMU exits on reset)
+#   --serial-socket PATH   COM1 is a unix socket QEMU listens on (serve mode,
+#                 docs/serve.md); the guest starts when a client connects, and
+#                 what the guest sends is also logged to SERIAL_LOG
 #
 # Environment:
 #   QEMU_TIMEOUT  seconds before QEMU is killed (default 300); exit status 124
@@ -32,7 +35,7 @@ die() {
     exit 2
 }
 
-usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok]"
+usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH]"
 [ $# -ge 2 ] || die "$usage"
 img=$1
 log=$2
@@ -40,11 +43,13 @@ shift 2
 icount=
 smp=1
 reboot=-no-reboot
+socket=
 while [ $# -gt 0 ]; do
     case $1 in
     --icount) [ $# -ge 2 ] || die "$usage"; icount=$2; shift 2 ;;
     --smp) [ $# -ge 2 ] || die "$usage"; smp=$2; shift 2 ;;
     --reboot-ok) reboot=; shift ;;
+    --serial-socket) [ $# -ge 2 ] || die "$usage"; socket=$2; shift 2 ;;
     *) die "$usage" ;;
     esac
 done
@@ -86,7 +91,9 @@ else
 fi
 
 : >"$log"
-if [ "${STREAM:-0}" = 1 ]; then
+if [ -n "$socket" ]; then
+    serial="socket,id=com1,path=$socket,server=on,wait=on,logfile=$log"
+elif [ "${STREAM:-0}" = 1 ]; then
     serial="stdio,id=com1,logfile=$log"
 else
     serial="file,id=com1,path=$log"

@@ -80,6 +80,7 @@ static void set_mica_block(struct bench_options *o, int64_t n, const char *t) { 
 static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_page_size = n; }
 static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
+static void set_serve(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->serve = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -134,6 +135,7 @@ static const struct option_def OPTIONS[] = {
     { "mica_page_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_page },
     { "mica_itypes", VALUE_STRING, SCOPE_HOST, 0, 0, set_mica_itypes },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
+    { "serve", VALUE_NONE, BOTH, 0, 0, set_serve },
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
     { "qemu_icount", VALUE_INT, BOTH, 0, OPT_ICOUNT_MAX, set_qemu_icount },

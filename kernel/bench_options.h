@@ -127,6 +127,8 @@ struct bench_options {
     int64_t qemu_icount; /* -1: not known to run under QEMU -icount */
 
     /* Suite-level: what the machine does when the suite ends. */
+    /* -serve: after the suite, answer benchmark requests on the serial line (kernel/nb_serve.h). */
+    bool serve;
     enum nb_finish_action finish;
     bool finish_set;
 

@@ -54,6 +54,15 @@ struct report {
     void (*on_value)(void *arg, const char *event, const char *value);
     void (*on_error)(void *arg, const char *message);
     void *observer_arg;
+    /*
+     * Serve mode (nb_serve.h): every CSV row is also copied to `capture`
+     * (NULL: off; capture_full when a row did not fit), and serial_quiet
+     * keeps the lines off the serial line (the reply frame carries them).
+     */
+    char *capture;
+    size_t capture_len, capture_cap;
+    bool capture_full;
+    bool serial_quiet;
 };
 
 /* Serial/console only; report_open_files adds the results files. */
