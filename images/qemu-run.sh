@@ -2,7 +2,7 @@
 # qemu-run.sh — boot a nanoBench-EFI disk image under QEMU/OVMF and capture
 # the serial port.
 #
-# usage: images/qemu-run.sh IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH]
+# usage: images/qemu-run.sh IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH | --serial-pty]
 #
 #   --icount N    TCG with -icount shift=N: the guest clock (and RDTSC)
 #                 advances 2^N ns per instruction, so timings are exact
@@ -11,6 +11,8 @@
 #   --serial-socket PATH   COM1 is a unix socket QEMU listens on (serve mode,
 #                 docs/serve.md); the guest starts when a client connects, and
 #                 what the guest sends is also logged to SERIAL_LOG
+#   --serial-pty  COM1 is a pseudo-terminal (QEMU prints its /dev/pts name):
+#                 a stand-in for a serial device in tests
 #
 # Environment:
 #   QEMU_TIMEOUT  seconds before QEMU is killed (default 300); exit status 124
@@ -35,7 +37,7 @@ die() {
     exit 2
 }
 
-usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH]"
+usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--serial-socket PATH | --serial-pty]"
 [ $# -ge 2 ] || die "$usage"
 img=$1
 log=$2
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --smp) [ $# -ge 2 ] || die "$usage"; smp=$2; shift 2 ;;
     --reboot-ok) reboot=; shift ;;
     --serial-socket) [ $# -ge 2 ] || die "$usage"; socket=$2; shift 2 ;;
+    --serial-pty) socket=pty; shift ;;
     *) die "$usage" ;;
     esac
 done
@@ -91,7 +94,9 @@ else
 fi
 
 : >"$log"
-if [ -n "$socket" ]; then
+if [ "$socket" = pty ]; then
+    serial="pty,id=com1,logfile=$log"
+elif [ -n "$socket" ]; then
     serial="socket,id=com1,path=$socket,server=on,wait=on,logfile=$log"
 elif [ "${STREAM:-0}" = 1 ]; then
     serial="stdio,id=com1,logfile=$log"

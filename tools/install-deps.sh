@@ -16,6 +16,7 @@ PACKAGES=(
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
+    python3-pytest python3-venv python3-setuptools python3-wheel  # tests/python: the Python API over serve mode; its pip install
     "$@"
 )
 

@@ -53,7 +53,8 @@ class Compiler:
         p = subprocess.run([self.exe, out, '-suite', suite], capture_output=True, text=True,
                            env=dict(os.environ, NB_ROOT=self.root))
         if p.returncode != 0:
-            msg = p.stderr.strip().replace(suite + ':1: ', '').replace(suite + ':1', '')
+            lines = [l for l in p.stderr.splitlines() if 'nothing was run' not in l]
+            msg = '\n'.join(lines).strip().replace("nanobench: benchmark '%s' (): " % NAME, '')
             raise NanoBenchError(msg or 'nb_compile failed (status %d)' % p.returncode)
         line = None
         with open(os.path.join(out, 'nanobench', 'suite.nb')) as f:
@@ -80,7 +81,20 @@ class Compiler:
         if hit:
             return hit
         line, files = self._compile_line(words)
-        kept = [p for p in _pairs(line.split()[1:]) if p not in self.defaults]
+        # Short names on the wire: every byte is line time at 115200 baud.
+        short = {}
+        for path in files:
+            short[path] = 'c' if path.startswith('code/') else path.split('/')[-1]
+        files = {short[p]: d for p, d in files.items()}
+        kept = []
+        for o, v in _pairs(line.split()[1:]):
+            if (o, v) in self.defaults:
+                continue
+            if v is not None:
+                head, colon, tail = v.partition(':')
+                if head in short:
+                    v = short[head] + colon + tail
+            kept.append((o, v))
         text = NAME + ':' + ''.join(' ' + o + ('' if v is None else ' ' + v) for o, v in kept) + '\n'
         self.cache[key] = (text, files)
         return text, files
