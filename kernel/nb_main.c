@@ -554,10 +554,21 @@ static void serve_run_text(void *arg, const char *text, size_t len)
     }
 }
 
+/*
+ * The fingerprint lines, then where the memory areas are now and their
+ * sizes ("area: R14 0x... 1048576": the address the register holds, its
+ * middle), for kernelNanoBench's getAddress and getR14Size.
+ */
 static size_t serve_fingerprint(void *arg, char *out, size_t cap)
 {
     struct run_state *s = arg;
-    return nb_snprintf(out, cap, "%s", s->fingerprint);
+    static const char *const regs[AREA_COUNT] = { "R14", "RDI", "RSI", "RBP", "RSP" };
+    size_t n = nb_snprintf(out, cap, "%s", s->fingerprint);
+    for (int a = 0; a < AREA_COUNT && n < cap; a++)
+        n += nb_snprintf(out + n, cap - n, "area: %s 0x%llx %llu\n", regs[a],
+                         (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2),
+                         (unsigned long long)s->bench.area_size[a]);
+    return n < cap ? n : cap - 1;
 }
 
 /* -serve: answer requests until one says to end (its finish action wins). */

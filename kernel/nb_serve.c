@@ -221,7 +221,7 @@ static bool handle(struct serve_state *s, const struct serve_frame *f, enum nb_f
             send_frame(s, SERVE_NAK, f->seq, NULL, 0);
         return false;
     }
-    char text[512];
+    char text[1024];
     switch (f->type) {
     case SERVE_BENCH:
         serve_bench(s, f);
@@ -286,36 +286,40 @@ bool nb_serve(const struct nb_platform *p, struct report *r, const struct nb_ser
     char ready[64];
     size_t n = nb_snprintf(ready, sizeof(ready), "limit %u", SERVE_REQUEST_MAX);
     send_frame(&s, SERVE_READY, 0, ready, n);
-    size_t discard = 0;
+    bool continued = false; /* C was sent for the frame now arriving */
     while (!ended) {
         struct serve_frame f;
         size_t consumed = 0, want = 1;
-        if (discard) {
-            size_t k = discard < s.have ? discard : s.have;
-            drop(&s, k);
-            discard -= k;
-        }
-        if (!discard && s.have) {
+        if (s.have) {
             enum serve_scan st = serve_frame_scan(s.rx, s.have, SERVE_REQUEST_MAX, &f, &consumed);
             if (st == SERVE_SCAN_MORE) {
                 size_t pending = s.have - consumed;
                 want = pending >= SERVE_HEADER ? serve_frame_size(f.len) - pending : SERVE_HEADER - pending;
+                /* A long request waits after its first chunk until we have seen its header. */
+                if (pending >= SERVE_HEADER && serve_frame_size(f.len) > SERVE_CHUNK && !continued) {
+                    send_frame(&s, SERVE_CONTINUE, f.seq, NULL, 0);
+                    continued = true;
+                }
                 drop(&s, consumed);
             } else {
+                continued = false;
                 drop(&s, consumed);
                 if (st == SERVE_SCAN_FRAME) {
                     ended = handle(&s, &f, finish, finish_set);
                 } else if (st == SERVE_SCAN_DAMAGED) {
                     send_frame(&s, SERVE_NAK, f.seq, NULL, 0);
                 } else if (st == SERVE_SCAN_TOO_LARGE) {
+                    /*
+                     * Refused at its header: the host stops sending, and what
+                     * it sent of the payload is scanned past like any text
+                     * (a false frame in it would need both CRCs to match).
+                     */
                     char why[160];
                     nb_snprintf(why, sizeof(why), "request: %lu bytes is more than this image accepts "
                                                   "(limit %u bytes)", (unsigned long)f.len, SERVE_REQUEST_MAX);
-                    struct serve_frame ref = f;
-                    ref.crc = 0;
-                    reply_text(&s, &ref, SERVE_ERROR, why);
-                    s.last_seq = -1; /* never a repetition: the payload was not seen */
-                    discard = (size_t)f.len + SERVE_TRAILER;
+                    f.crc = 0;
+                    reply_text(&s, &f, SERVE_ERROR, why);
+                    s.last_seq = -1; /* never a repetition: the payload was not read */
                 }
                 continue;
             }

@@ -20,8 +20,12 @@
 #include "nb_platform.h"
 #include "nb_report.h"
 
-/* The largest request payload the image accepts (the limit is in every refusal). */
-#define SERVE_REQUEST_MAX (1024u * 1024u)
+/*
+ * The largest request payload the image accepts (the limit is in every
+ * refusal): room for the largest event config (about 80 KB), and 23 s of
+ * line at 115200 baud.
+ */
+#define SERVE_REQUEST_MAX (256u * 1024u)
 /* The largest reply payload: the CSV rows of one request. */
 #define SERVE_REPLY_MAX (256u * 1024u)
 

@@ -5,7 +5,8 @@
  *
  *   0     SOH (0x01)
  *   1     type   (ASCII letter: B benchmark, F fingerprint, E end, P poll;
- *                 replies A ack, R result, X error, N damaged request)
+ *                 replies A ack, R result, X error, N damaged request,
+ *                 C continue, S serving)
  *   2     seq    (the request's number modulo 256; a reply carries its request's)
  *   3..5  payload length, little-endian (24 bits)
  *   6..7  CRC-16 of bytes 1..5, little-endian: a damaged length is seen at once
@@ -39,6 +40,9 @@
 #define SERVE_ERROR 'X'
 #define SERVE_NAK 'N'
 #define SERVE_READY 'S' /* sent once when the image starts serving (seq 0) */
+#define SERVE_CONTINUE 'C' /* the header of a long request is good: send the rest */
+/* A request longer than this on the line waits for C (or X) after its first SERVE_CHUNK bytes. */
+#define SERVE_CHUNK 4096
 
 struct serve_frame {
     uint8_t type;
@@ -52,7 +56,7 @@ enum serve_scan {
     SERVE_SCAN_MORE,      /* no complete frame yet: drop `consumed` bytes and read more */
     SERVE_SCAN_FRAME,     /* a good frame in *f */
     SERVE_SCAN_DAMAGED,   /* the header is good, the payload CRC is not: type and seq in *f */
-    SERVE_SCAN_TOO_LARGE, /* a good header announcing more than `limit` bytes: discard f->len + 2 more */
+    SERVE_SCAN_TOO_LARGE, /* a good header announcing more than `limit` bytes (only the header is consumed) */
     SERVE_SCAN_SKIP,      /* a SOH whose header is damaged: dropped, scan again */
 };
 

@@ -13,7 +13,8 @@ OVERHEAD = HEADER + TRAILER
 LEN_MAX = 0xFFFFFF
 
 BENCH, FINGERPRINT, END, POLL = b'B', b'F', b'E', b'P'
-ACK, RESULT, ERROR, NAK, READY = b'A', b'R', b'X', b'N', b'S'
+ACK, RESULT, ERROR, NAK, READY, CONTINUE = b'A', b'R', b'X', b'N', b'S', b'C'
+CHUNK = 4096  # a longer request waits for C (or X) after its first CHUNK bytes
 
 
 def _table():

@@ -128,20 +128,41 @@ class Session:
         frames = self.scanner.feed(data)
         self.stats.damaged += self.scanner.damaged - before
         if self.scanner.damaged != before:
-            frames.append(F.Frame(b'?', -1, b''))  # tells request() a reply may have been lost
+            frames.append(F.Frame(b'?', -1, b''))  # noqa  # tells request() a reply may have been lost
         return frames
 
     def _send(self, data):
         self.stats.bytes_sent += len(data)
         self.link.send(data)
 
-    def request(self, ftype, payload=b''):
+    def _send_frame(self, frame, seq):
+        """Sends a frame; a long one waits after its first chunk for C (go on) or X (refused: returned)."""
+        if len(frame) <= F.CHUNK:
+            self._send(frame)
+            return None
+        self._send(frame[:F.CHUNK])
+        deadline = time.monotonic() + self.ACK_TIMEOUT
+        while time.monotonic() < deadline:
+            for fr in self._receive(deadline - time.monotonic()):
+                if fr.seq == seq and fr.type == F.ERROR:
+                    return fr
+                if fr.seq == seq and fr.type == F.CONTINUE:
+                    deadline = 0
+        self._send(frame[F.CHUNK:])  # C, or no word within the timeout (a lost C): go on
+        return None
+
+    def request(self, ftype, payload=b'', check_limit=True):
         """Sends one request and returns its reply payload (R); raises NanoBenchError for X."""
+        if check_limit and self.limit is not None and len(payload) > self.limit:
+            raise TooLarge('request: %d bytes is more than this image accepts (limit %d bytes)'
+                           % (len(payload), self.limit), self.limit)
         self.seq = (self.seq + 1) & 0xFF
         seq = self.seq
         frame = F.encode(ftype, seq, payload)
         self.stats.requests += 1
-        self._send(frame)
+        refused = self._send_frame(frame, seq)
+        if refused is not None:
+            return self._refusal(refused)
         acked = ftype != F.BENCH
         tries = 1
         wait = self.ACK_TIMEOUT
@@ -181,10 +202,14 @@ class Session:
                 elif fr.type == F.RESULT:
                     return fr.payload
                 elif fr.type == F.ERROR:
-                    msg = fr.payload.decode(errors='replace')
-                    if 'limit ' in msg and 'more than this image accepts' in msg:
-                        raise TooLarge(msg, int(msg.rsplit('limit ', 1)[1].split()[0]))
-                    raise NanoBenchError(msg)
+                    return self._refusal(fr)
+
+    @staticmethod
+    def _refusal(fr):
+        msg = fr.payload.decode(errors='replace')
+        if 'limit ' in msg and 'more than this image accepts' in msg:
+            raise TooLarge(msg, int(msg.rsplit('limit ', 1)[1].split()[0]))
+        raise NanoBenchError(msg)
 
     def end(self, finish=None):
         """Ends serve mode (the image then finishes: shutdown unless `finish` or the suite says otherwise)."""

@@ -99,9 +99,13 @@ def test_request_larger_than_the_limit(nb):
     s = nb.session()
     assert s.limit == 256 * 1024
     payload = F.bench_payload({'c': b'\x90' * s.limit}, 'k: -code c\n')
+    sent_before = s.stats.bytes_sent
     with pytest.raises(TooLarge) as e:
-        s.request(F.BENCH, payload)
+        s.request(F.BENCH, payload)  # refused by the session, before sending
+    with pytest.raises(TooLarge) as e:
+        s.request(F.BENCH, payload, check_limit=False)  # refused by the image at the header
     assert e.value.limit == s.limit
+    assert s.stats.bytes_sent < sent_before + len(payload) / 2  # the rest was never sent
     assert str(e.value) == ('request: %d bytes is more than this image accepts (limit %d bytes)'
                             % (len(payload), s.limit))
     nb.setNanoBenchParameters(unrollCount=100)
