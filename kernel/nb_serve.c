@@ -227,8 +227,12 @@ static bool handle(struct serve_state *s, const struct serve_frame *f, enum nb_f
         serve_bench(s, f);
         return false;
     case SERVE_FINGERPRINT:
-        s->ops->fingerprint(s->ops->arg, text, sizeof(text));
+    {
+        size_t n = s->ops->fingerprint(s->ops->arg, text, sizeof(text));
+        if (n < sizeof(text))
+            nb_snprintf(text + n, sizeof(text) - n, "serve: limit %u\n", SERVE_REQUEST_MAX);
         reply_text(s, f, SERVE_RESULT, text);
+    }
         return false;
     case SERVE_END:
         if (f->len && !parse_finish_word(f->payload, f->len, finish)) {

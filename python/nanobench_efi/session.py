@@ -79,7 +79,22 @@ class Session:
             self.link = self._start_qemu(host_args)
             self.owns_image = True
             self._wait_ready(600.0)
-        self.fingerprint_text = self.request(F.FINGERPRINT).decode(errors='replace')
+        self.fingerprint_text = self._hello(600.0)
+
+    def _hello(self, timeout):
+        """The fingerprint, asked for until the image answers (it may still be booting)."""
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                text = self.request(F.FINGERPRINT).decode(errors='replace')
+                break
+            except NanoBenchError:
+                if time.monotonic() > end:
+                    raise
+        for line in text.splitlines():
+            if line.startswith('serve: limit '):
+                self.limit = int(line.split()[2])
+        return text
 
     def _start_qemu(self, host_args):
         root = self.root or find_root()

@@ -12,10 +12,11 @@ from nanobench_efi import frame as F
 
 class DroppingProxy:
     def __init__(self, upstream, path, drop_to_image=(), drop_to_host=()):
-        """drop_to_image / drop_to_host: (type, n) pairs: drop the n-th frame of that type (1-based)."""
+        """drop_to_image / drop_to_host: (type, n, prefix) rules: drop the first frame of that type
+        whose payload starts with prefix, of the n-th sequence number such frames have had (1-based)."""
         self.upstream, self.path = upstream, path
-        self.rules = {'to_image': set(drop_to_image), 'to_host': set(drop_to_host)}
-        self.counts = {'to_image': {}, 'to_host': {}}
+        self.rules = {'to_image': list(drop_to_image), 'to_host': list(drop_to_host)}
+        self.seqs = {}
         self.dropped = []
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(path)
@@ -29,9 +30,17 @@ class DroppingProxy:
         out = bytearray(scanner.text)
         scanner.text.clear()
         for fr in frames:
-            c = self.counts[direction]
-            c[fr.type] = c.get(fr.type, 0) + 1
-            if (fr.type, c[fr.type]) in self.rules[direction]:
+            drop = False
+            for rule in self.rules[direction]:
+                ftype, n, prefix = rule
+                if fr.type != ftype or not fr.payload.startswith(prefix):
+                    continue
+                seen = self.seqs.setdefault((direction, rule), [])
+                if fr.seq not in seen:
+                    seen.append(fr.seq)
+                if len(seen) == n and (direction, fr.type, fr.seq) not in self.dropped:
+                    drop = True
+            if drop:
                 self.dropped.append((direction, fr.type, fr.seq))
             else:
                 out += F.encode(fr.type, fr.seq, fr.payload)
