@@ -307,10 +307,11 @@ bool nb_serve(const struct nb_platform *p, struct report *r, const struct nb_ser
                 drop(&s, consumed);
             } else {
                 continued = false;
-                drop(&s, consumed);
-                if (st == SERVE_SCAN_FRAME) {
+                /* f.payload points into the buffer: drop the frame only after handling it. */
+                if (st == SERVE_SCAN_FRAME)
                     ended = handle(&s, &f, finish, finish_set);
-                } else if (st == SERVE_SCAN_DAMAGED) {
+                drop(&s, consumed);
+                if (st == SERVE_SCAN_DAMAGED) {
                     send_frame(&s, SERVE_NAK, f.seq, NULL, 0);
                 } else if (st == SERVE_SCAN_TOO_LARGE) {
                     /*
