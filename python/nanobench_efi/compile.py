@@ -73,9 +73,10 @@ class Compiler:
     def compile(self, words):
         """The request for `k: words`: (suite line without the image's defaults, files it reads)."""
         key = '\0'.join(words)
-        for w in words:  # a config file's contents are part of what is compiled
-            if os.path.isfile(w):
-                with open(w, 'rb') as f:
+        for w in words:  # the contents of a config or code file are part of what is compiled
+            path = w[1:-1] if len(w) >= 2 and w[0] == w[-1] == '"' else w
+            if os.path.isfile(path):
+                with open(path, 'rb') as f:
                     key += '\0' + hashlib.sha1(f.read()).hexdigest()
         hit = self.cache.get(key)
         if hit:

@@ -45,6 +45,9 @@ def test_init_and_binary_code(nb, tmp_path):
     code.write_bytes(bytes.fromhex('4801d8'))  # add rax, rbx
     nb.setNanoBenchParameters(unrollCount=10)
     assert nb.runNanoBench(codeBinFile=str(code), init='MOV RAX, 1')['RDTSC'] == 16.0
+    # The same file with new contents is a new benchmark (not a cached compile).
+    code.write_bytes(bytes.fromhex('4801d84801c3'))
+    assert nb.runNanoBench(codeBinFile=str(code), init='MOV RAX, 1')['RDTSC'] == 32.0
 
 
 def test_areas(nb):
