@@ -2,6 +2,7 @@
 (both names), away from the tree."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -14,8 +15,11 @@ def test_pip_install_into_venv(tmp_path):
     # seen from the venv through --system-site-packages.
     subprocess.run([sys.executable, '-m', 'venv', '--system-site-packages', str(venv)], check=True)
     py = str(venv / 'bin' / 'python')
-    subprocess.run([py, '-m', 'pip', 'install', '--quiet', '--no-index', '--no-build-isolation',
-                    os.path.join(ROOT, 'python')], check=True, cwd=str(tmp_path))
+    # From a copy: setuptools writes its egg-info next to the sources.
+    src = tmp_path / 'src'
+    shutil.copytree(os.path.join(ROOT, 'python'), str(src), ignore=shutil.ignore_patterns('__pycache__'))
+    subprocess.run([py, '-m', 'pip', 'install', '--quiet', '--no-index', '--no-build-isolation', str(src)],
+                   check=True, cwd=str(tmp_path))
     out = subprocess.run([py, '-c', 'import nanobench_efi, kernelNanoBench; '
                           'from kernelNanoBench import *; print(runNanoBench.__module__, '
                           'sorted(nanobench_efi.__all__) == sorted(kernelNanoBench.__all__))'],
