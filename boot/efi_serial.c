@@ -50,6 +50,13 @@
 #define SPIN_LIMIT 200000
 
 static bool serial_present;
+/*
+ * The probe found the UART. Serve mode uses it even after a stalled log
+ * write dropped it for the log: its frames wait for the transmitter as long
+ * as it takes (a real 16550 always drains; QEMU's can take a while when its
+ * host side is busy), and the port is its only channel.
+ */
+static bool uart_found;
 
 /*
  * Scratch-register probe: a missing UART floats the bus and reads 0xFF. A
@@ -67,7 +74,7 @@ static bool uart_probe(void)
 
 bool efi_serial_init(void)
 {
-    serial_present = uart_probe();
+    serial_present = uart_found = uart_probe();
     if (!serial_present)
         return false;
 
@@ -123,8 +130,11 @@ void efi_serial_write_raw(void *ctx, const void *data, size_t len)
 {
     const uint8_t *b = data;
     (void)ctx;
-    for (size_t i = 0; i < len && serial_present; i++)
-        put_byte(b[i]);
+    for (size_t i = 0; i < len && uart_found; i++) {
+        while (!(inb(COM1_BASE + UART_LSR) & LSR_THRE))
+            ;
+        outb(COM1_BASE + UART_THR, b[i]);
+    }
 }
 
 /*
@@ -158,7 +168,7 @@ size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap)
     uint8_t *b = buf;
     size_t n = 0;
     (void)ctx;
-    if (!serial_present)
+    if (!uart_found)
         return 0;
     claim_from_firmware();
     EFI_TPL old = BS->RaiseTPL(TPL_HIGH_LEVEL);
