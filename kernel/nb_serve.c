@@ -208,6 +208,15 @@ static bool parse_finish_word(const uint8_t *w, size_t n, enum nb_finish_action 
     return false;
 }
 
+/* The boot's fingerprint lines, then the request limit (for a host that missed the ready frame). */
+static void fingerprint_reply(struct serve_state *s, const struct serve_frame *f, char *text, size_t cap)
+{
+    size_t n = s->ops->fingerprint(s->ops->arg, text, cap);
+    if (n < cap)
+        nb_snprintf(text + n, cap - n, "serve: limit %u\n", SERVE_REQUEST_MAX);
+    reply_text(s, f, SERVE_RESULT, text);
+}
+
 /* Handles one good frame; returns true when it was the end request. */
 static bool handle(struct serve_state *s, const struct serve_frame *f, enum nb_finish_action *finish,
                    bool *finish_set)
@@ -227,12 +236,7 @@ static bool handle(struct serve_state *s, const struct serve_frame *f, enum nb_f
         serve_bench(s, f);
         return false;
     case SERVE_FINGERPRINT:
-    {
-        size_t n = s->ops->fingerprint(s->ops->arg, text, sizeof(text));
-        if (n < sizeof(text))
-            nb_snprintf(text + n, sizeof(text) - n, "serve: limit %u\n", SERVE_REQUEST_MAX);
-        reply_text(s, f, SERVE_RESULT, text);
-    }
+        fingerprint_reply(s, f, text, sizeof(text));
         return false;
     case SERVE_END:
         if (f->len && !parse_finish_word(f->payload, f->len, finish)) {
