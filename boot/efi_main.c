@@ -102,6 +102,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
      */
     static const char closed[] = "nanoBench-EFI: results closed\n";
     efi_write_text(NULL, closed, sizeof(closed) - 1);
+    efi_serial_release();
     efi_finish(NULL, action);
     return EFI_SUCCESS;
 }

@@ -146,21 +146,35 @@ void efi_serial_write_raw(void *ctx, const void *data, size_t len)
  * TPL_HIGH_LEVEL also keeps every event from running (section 7.1,
  * RaiseTPL: interrupts are off).
  */
+static bool claimed;
+static EFI_HANDLE *claimed_handles;
+static UINTN claimed_count;
+
 static void claim_from_firmware(void)
 {
-    static bool claimed;
-    EFI_HANDLE *handles = NULL;
-    UINTN count = 0;
-
     if (claimed)
         return;
     claimed = true;
-    if (EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &gEfiSerialIoProtocolGuid, NULL, &count,
-                                         &handles)))
+    if (EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &gEfiSerialIoProtocolGuid, NULL, &claimed_count,
+                                         &claimed_handles))) {
+        claimed_handles = NULL;
+        claimed_count = 0;
         return;
-    for (UINTN i = 0; i < count; i++)
-        BS->DisconnectController(handles[i], NULL, NULL);
-    BS->FreePool(handles);
+    }
+    for (UINTN i = 0; i < claimed_count; i++)
+        BS->DisconnectController(claimed_handles[i], NULL, NULL);
+}
+
+void efi_serial_release(void)
+{
+    /* Back to the firmware (-finish exit): its terminal on the port again (section 7.3, ConnectController). */
+    for (UINTN i = 0; i < claimed_count; i++)
+        BS->ConnectController(claimed_handles[i], NULL, NULL, TRUE);
+    if (claimed_handles)
+        BS->FreePool(claimed_handles);
+    claimed_handles = NULL;
+    claimed_count = 0;
+    claimed = false;
 }
 
 size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap)

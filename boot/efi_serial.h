@@ -28,6 +28,9 @@ void efi_serial_write_raw(void *ctx, const void *data, size_t len);
  */
 size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap);
 
+/* Gives the port back to the firmware's drivers if serve mode took it. */
+void efi_serial_release(void);
+
 /* Waits until the last byte has left the transmitter (before a reset). */
 void efi_serial_drain(void);
 

@@ -75,6 +75,7 @@ class ServingQemu:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, 15)
             self.proc.wait()
+            return 'QEMU did not end within 180 s\n' + self.output()
         return self.output()
 
     def close(self):

@@ -194,9 +194,11 @@ def test_pty_as_the_serial_device(tmp_path):
         print('\npty: %.1f ms per round trip; request %d bytes, reply %d bytes'
               % (per * 1000, F.OVERHEAD + len(F.bench_payload({}, text)), F.OVERHEAD + 14))
         comp.close()
-        assert s.end() == 'served 51 requests'
+        # -finish exit from the end request: the CLI ends QEMU when the image has closed its files.
+        assert s.end('exit') == 'served 51 requests'
         s.link.close()
-        q.wait()
+        out = q.wait()
+        assert q.proc.returncode == 0, out
     finally:
         q.close()
 
