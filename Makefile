@@ -5,6 +5,7 @@
 #   make image  build images/nanobench.img from configs/default.suite (for dd to a USB stick)
 #   make fuzz   run every libFuzzer target for FUZZ_SECONDS (default 60) each
 #   make bench  the speed figures the README quotes (tests/bench/run.sh)
+#   make python-test  the Python API against QEMU serve mode (pytest, -icount: no KVM)
 #
 # Only Debian packages are needed; tools/install-deps.sh installs the missing ones.
 
@@ -27,7 +28,7 @@ COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c
 DEFAULT_SUITE := configs/default.suite
 IMAGE := images/nanobench.img
 
-.PHONY: all deps host-tools image run test qemu-test metrics-plan-sweep clean
+.PHONY: all deps host-tools image run test qemu-test python-test metrics-plan-sweep clean
 
 all: efi host-tools
 
@@ -66,6 +67,11 @@ run: deps all
 qemu-test: deps all
 	tests/qemu/run.sh
 
+# Debian's python3 (python3-pytest), not one a version manager puts first on PATH.
+PYTHON3 ?= $(firstword $(wildcard /usr/bin/python3) python3)
+python-test: deps all
+	$(PYTHON3) -m pytest -q -s tests/python
+
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory gen-configs-check
@@ -81,6 +87,7 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory results-test
 	$(MAKE) --no-print-directory qemu-test
+	$(MAKE) --no-print-directory python-test
 
 # Every group of every configs/metrics file through -plan on a processor that uses it.
 metrics-plan-sweep: $(HOST_BUILD)/nb_compile

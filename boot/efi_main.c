@@ -76,6 +76,8 @@ static const struct nb_platform efi_platform = {
     .acpi_table = efi_acpi_table,
     .alloc_data_range = efi_alloc_data_range,
     .finish = efi_finish,
+    .serial_read = efi_serial_read,
+    .serial_write = efi_serial_write_raw,
 };
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
@@ -103,6 +105,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *system_table)
      */
     static const char closed[] = "nanoBench-EFI: results closed\n";
     efi_write_text(NULL, closed, sizeof(closed) - 1);
+    efi_serial_release();
     efi_finish(NULL, action);
     return EFI_SUCCESS;
 }

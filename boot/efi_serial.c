@@ -8,6 +8,8 @@
  */
 #include "efi_serial.h"
 
+#include <efi.h>
+#include <efilib.h>
 #include <stdint.h>
 
 #include "io.h"
@@ -15,6 +17,7 @@
 #define COM1_BASE 0x3F8
 
 #define UART_THR 0 /* transmit holding register (DLAB = 0) */
+#define UART_RBR 0 /* receive buffer register (DLAB = 0, read) */
 #define UART_DLL 0 /* divisor latch low (DLAB = 1) */
 #define UART_IER 1 /* interrupt enable (DLAB = 0) */
 #define UART_DLM 1 /* divisor latch high (DLAB = 1) */
@@ -31,6 +34,7 @@
 #define FCR_CLEAR_TX 0x04
 #define MCR_DTR 0x01
 #define MCR_RTS 0x02
+#define LSR_DR 0x01   /* data ready: the receive FIFO holds a byte */
 #define LSR_THRE 0x20 /* transmit holding register (FIFO) empty */
 #define LSR_TEMT 0x40 /* transmitter completely idle */
 
@@ -46,6 +50,13 @@
 #define SPIN_LIMIT 200000
 
 static bool serial_present;
+/*
+ * The probe found the UART. Serve mode uses it even after a stalled log
+ * write dropped it for the log: its frames wait for the transmitter as long
+ * as it takes (a real 16550 always drains; QEMU's can take a while when its
+ * host side is busy), and the port is its only channel.
+ */
+static bool uart_found;
 
 /*
  * Scratch-register probe: a missing UART floats the bus and reads 0xFF. A
@@ -63,7 +74,7 @@ static bool uart_probe(void)
 
 bool efi_serial_init(void)
 {
-    serial_present = uart_probe();
+    serial_present = uart_found = uart_probe();
     if (!serial_present)
         return false;
 
@@ -113,4 +124,74 @@ void efi_serial_drain(void)
 {
     if (serial_present)
         wait_lsr(LSR_THRE | LSR_TEMT);
+}
+
+void efi_serial_write_raw(void *ctx, const void *data, size_t len)
+{
+    const uint8_t *b = data;
+    (void)ctx;
+    for (size_t i = 0; i < len && uart_found; i++) {
+        while (!(inb(COM1_BASE + UART_LSR) & LSR_THRE))
+            ;
+        outb(COM1_BASE + UART_THR, b[i]);
+    }
+}
+
+/*
+ * OVMF's terminal driver polls the UART from a timer event (and so may a
+ * BIOS's console redirection) and would take request bytes for its own
+ * ConIn. Serve mode owns the port: the drivers bound to every Serial I/O
+ * handle are disconnected once (UEFI 2.10 section 7.3,
+ * DisconnectController), which stops the terminal's timer. While we wait,
+ * TPL_HIGH_LEVEL also keeps every event from running (section 7.1,
+ * RaiseTPL: interrupts are off).
+ */
+static bool claimed;
+static EFI_HANDLE *claimed_handles;
+static UINTN claimed_count;
+
+static void claim_from_firmware(void)
+{
+    if (claimed)
+        return;
+    claimed = true;
+    if (EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &gEfiSerialIoProtocolGuid, NULL, &claimed_count,
+                                         &claimed_handles))) {
+        claimed_handles = NULL;
+        claimed_count = 0;
+        return;
+    }
+    for (UINTN i = 0; i < claimed_count; i++)
+        BS->DisconnectController(claimed_handles[i], NULL, NULL);
+}
+
+void efi_serial_release(void)
+{
+    /* Back to the firmware (-finish exit): its terminal on the port again (section 7.3, ConnectController). */
+    for (UINTN i = 0; i < claimed_count; i++)
+        BS->ConnectController(claimed_handles[i], NULL, NULL, TRUE);
+    if (claimed_handles)
+        BS->FreePool(claimed_handles);
+    claimed_handles = NULL;
+    claimed_count = 0;
+    claimed = false;
+}
+
+size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap)
+{
+    uint8_t *b = buf;
+    size_t n = 0;
+    (void)ctx;
+    if (!uart_found)
+        return 0;
+    claim_from_firmware();
+    EFI_TPL old = BS->RaiseTPL(TPL_HIGH_LEVEL);
+    while (n < cap) {
+        if (inb(COM1_BASE + UART_LSR) & LSR_DR)
+            b[n++] = inb(COM1_BASE + UART_RBR);
+        else if (n >= min)
+            break;
+    }
+    BS->RestoreTPL(old);
+    return n;
 }

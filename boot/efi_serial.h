@@ -18,6 +18,19 @@ bool efi_serial_present(void);
 /* Writes text, turning "\n" into "\r\n" for terminals. */
 void efi_serial_write(const char *text, size_t len);
 
+/* Raw bytes, no newline translation (serve-mode frames). */
+void efi_serial_write_raw(void *ctx, const void *data, size_t len);
+
+/*
+ * Serve mode: waits for at least `min` received bytes, then takes what else
+ * has arrived, up to `cap` (lib/nb_platform.h serial_read). Returns 0
+ * without a UART.
+ */
+size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap);
+
+/* Gives the port back to the firmware's drivers if serve mode took it. */
+void efi_serial_release(void);
+
 /* Waits until the last byte has left the transmitter (before a reset). */
 void efi_serial_drain(void);
 

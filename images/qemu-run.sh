@@ -3,7 +3,7 @@
 # the serial port.
 #
 # usage: images/qemu-run.sh IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok]
-#                           [--idle S]
+#                           [--idle S] [--secure-boot] [--serial-socket PATH | --serial-pty]
 #
 #   --icount N    TCG with -icount shift=N: the guest clock (and RDTSC)
 #                 advances 2^N ns per instruction, so timings are exact
@@ -15,9 +15,16 @@
 #   --secure-boot Debian's Secure Boot OVMF (OVMF_CODE_4M.secboot.fd, SMM) with
 #                 the snakeoil keys enrolled (OVMF_VARS_4M.snakeoil.fd): only an
 #                 image signed by the snakeoil key boots (docs/secure-boot.md)
+#   --serial-socket PATH   COM1 is a unix socket QEMU listens on (serve mode,
+#                 docs/serve.md); the guest starts when a client connects, and
+#                 what the guest sends is also logged to SERIAL_LOG
+#   --serial-pty  COM1 is a pseudo-terminal (QEMU prints its /dev/pts name):
+#                 a stand-in for a serial device in tests
+#                 With either, silence is no sign of a hang (the image waits for
+#                 requests): --idle does not apply.
 #
 # Environment:
-#   QEMU_TIMEOUT  overall upper bound in seconds (default 1800); exit status 124
+#   QEMU_TIMEOUT  overall upper bound in seconds (default 1800; 0: none); exit status 124
 #   STREAM=1      also copy the serial output to stdout as it arrives
 #   QEMU          emulator binary (default qemu-system-x86_64)
 #   OVMF_CODE, OVMF_VARS   firmware images (default Debian's 4M OVMF)
@@ -45,7 +52,7 @@ die() {
     exit 2
 }
 
-usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S] [--secure-boot]"
+usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S] [--secure-boot] [--serial-socket PATH | --serial-pty]"
 [[ $# -ge 2 ]] || die "$usage"
 img=$1
 log=$2
@@ -55,6 +62,7 @@ smp=1
 reboot=-no-reboot
 idle_s=120
 secure_boot=
+socket=
 while [[ $# -gt 0 ]]; do
     case $1 in
     --icount) [[ $# -ge 2 ]] || die "$usage"; icount=$2; shift 2 ;;
@@ -62,6 +70,8 @@ while [[ $# -gt 0 ]]; do
     --idle) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$usage"; idle_s=$2; shift 2 ;;
     --reboot-ok) reboot=; shift ;;
     --secure-boot) secure_boot=1; shift ;;
+    --serial-socket) [[ $# -ge 2 ]] || die "$usage"; socket=$2; shift 2 ;;
+    --serial-pty) socket=pty; shift ;;
     *) die "$usage" ;;
     esac
 done
@@ -80,7 +90,7 @@ if [[ -n $secure_boot ]]; then
     secure_args=(-global driver=cfi.pflash01,property=secure,value=on)
 fi
 timeout_s=${QEMU_TIMEOUT:-1800}
-[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "QEMU_TIMEOUT=$timeout_s: not a number of seconds"
+[[ $timeout_s =~ ^[0-9]+$ ]] || die "QEMU_TIMEOUT=$timeout_s: not a number of seconds"
 [[ -f $img ]] || die "$img: no such image"
 [[ -f $code ]] || die "$code: no OVMF firmware (Debian package ovmf)"
 [[ -f $vars ]] || die "$vars: no OVMF variable store"
@@ -126,6 +136,14 @@ run_qemu() {
     cp "$vars" "$tmp/vars.fd"
     : >"$log"
     : >"$tmp/stderr"
+    local serial="file,id=com1,path=$log" err_to="$tmp/stderr"
+    if [[ $socket == pty ]]; then
+        serial="pty,id=com1,logfile=$log"
+    elif [[ -n $socket ]]; then
+        serial="socket,id=com1,path=$socket,server=on,wait=on,logfile=$log"
+    fi
+    # Serve mode's host reads QEMU's messages as they come (the pty's name).
+    [[ -n $socket ]] && exec {err_fd}> >(tee -a "$tmp/stderr" >&2) && err_to=/dev/fd/$err_fd
     # -nodefaults: no VGA, NIC or default serial; OVMF needs only its flash, a
     # disk and COM1 (its console goes there as well, see boot/efi_console.c).
     # shellcheck disable=SC2086 # $reboot and $QEMU_EXTRA are word lists
@@ -135,8 +153,8 @@ run_qemu() {
         -drive if=pflash,format=raw,unit=1,file="$tmp/vars.fd" \
         -drive if=none,id=disk0,format=raw,file="$img" \
         -device virtio-blk-pci,drive=disk0,bootindex=1 \
-        -chardev file,id=com1,path="$log" -serial chardev:com1 \
-        $reboot ${QEMU_EXTRA:-} </dev/null 2>"$tmp/stderr" &
+        -chardev "$serial" -serial chardev:com1 \
+        $reboot ${QEMU_EXTRA:-} </dev/null 2>"$err_to" &
     qemu_pid=$!
     watch_qemu "$1"
     local rc=$?
@@ -175,12 +193,12 @@ watch_qemu() {
                 fi
             fi
         fi
-        if ((EPOCHSECONDS - last_change >= idle_s)); then
+        if [[ -z $socket ]] && ((EPOCHSECONDS - last_change >= idle_s)); then
             stop_qemu
             echo "qemu-run: no serial output for $idle_s s, QEMU stopped (serial log: $log)" >&2
             return 124
         fi
-        if ((EPOCHSECONDS - start >= timeout_s)); then
+        if ((timeout_s > 0 && EPOCHSECONDS - start >= timeout_s)); then
             stop_qemu
             echo "qemu-run: no shutdown within ${timeout_s} s (QEMU_TIMEOUT), QEMU stopped (serial log: $log)" >&2
             return 124
@@ -221,8 +239,9 @@ if [[ $accel == kvm && ( $rc == 200 || ( $rc -ne 0 && $rc -ne 124 ) && $(grep -c
     run_qemu tcg
     rc=$?
 fi
-# QEMU's own messages (warnings, errors) after the run, not mixed into it.
-[[ -s $tmp/stderr ]] && cat "$tmp/stderr" >&2
+# QEMU's own messages (warnings, errors) after the run, not mixed into it
+# (serve mode showed them as they came).
+[[ -z $socket && -s $tmp/stderr ]] && cat "$tmp/stderr" >&2
 echo "$accel" >"$tmp/accel"
 [[ -n ${QEMU_ACCEL_FILE:-} ]] && cp "$tmp/accel" "$QEMU_ACCEL_FILE"
 

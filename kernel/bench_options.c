@@ -96,6 +96,7 @@ static void set_cycle_by_cycle(struct bench_options *o, int64_t n, const char *t
 static void set_end_to_end(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->end_to_end = true; }
 static void set_cycles_csv(struct bench_options *o, int64_t n, const char *t) { (void)n; o->cycles_csv_path = t; }
 static void set_cycles_html(struct bench_options *o, int64_t n, const char *t) { (void)n; o->cycles_html_path = t; }
+static void set_serve(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->serve = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
 static const struct option_def OPTIONS[] = {
@@ -152,6 +153,7 @@ static const struct option_def OPTIONS[] = {
     { "mica_page_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_page },
     { "mica_itypes", VALUE_STRING, SCOPE_HOST, 0, 0, set_mica_itypes },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
+    { "serve", VALUE_NONE, BOTH, 0, 0, set_serve },
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
     { "qemu_icount", VALUE_INT, BOTH, 0, OPT_ICOUNT_MAX, set_qemu_icount },

@@ -142,6 +142,8 @@ struct bench_options {
     bool unroll_set, aggregate_set;
 
     /* Suite-level: what the machine does when the suite ends. */
+    /* -serve: after the suite, answer benchmark requests on the serial line (kernel/nb_serve.h). */
+    bool serve;
     enum nb_finish_action finish;
     bool finish_set;
 

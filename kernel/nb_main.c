@@ -21,6 +21,7 @@
 #include "nb_report.h"
 #include "nb_resume.h"
 #include "nb_selftest.h"
+#include "nb_serve.h"
 #include "nb_text.h"
 #include "nb_version.h"
 #include "platform_report.h"
@@ -76,6 +77,10 @@ struct run_state {
     void *code_data;
     size_t code_size;
     bool code_cached;
+    /* Serve mode (nb_serve.h): asked for by -serve; the fingerprint lines a request gets. */
+    bool serve;
+    char fingerprint[512];
+    size_t fingerprint_len;
 };
 
 static void emit_line(void *arg, const char *line)
@@ -142,6 +147,27 @@ static void describe_numa(struct run_state *s)
                             "(the boot processor: domain %lld)", (long long)numa_domain_for(s, -1));
 }
 
+/* A fingerprint line: reported, and kept for serve mode's fingerprint request. */
+static void fingerprint_line(struct run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fingerprint_line(struct run_state *s, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = nb_vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n >= sizeof(line))
+        n = sizeof(line) - 1;
+    report_line(&s->report, "%s", line);
+    if (s->fingerprint_len + n + 1 < sizeof(s->fingerprint)) {
+        nb_memcpy(s->fingerprint + s->fingerprint_len, line, n);
+        s->fingerprint_len += n;
+        s->fingerprint[s->fingerprint_len++] = '\n';
+        s->fingerprint[s->fingerprint_len] = '\0';
+    }
+}
+
 static void print_fingerprint(struct run_state *s)
 {
     struct machine_info m;
@@ -150,16 +176,16 @@ static void print_fingerprint(struct run_state *s)
     char microcode[24] = "unknown";
     if (m.microcode_known)
         nb_snprintf(microcode, sizeof(microcode), "0x%x", m.microcode);
-    report_line(&s->report, "cpu: %s \"%s\" family 0x%x model 0x%x stepping %u microcode %s",
+    fingerprint_line(s, "cpu: %s \"%s\" family 0x%x model 0x%x stepping %u microcode %s",
                 m.vendor, m.brand[0] ? m.brand : "(no brand string)", m.family, m.model,
                 m.stepping, microcode);
-    report_line(&s->report, "tsc: invariant %s, rdtscp %s, %llu.%03llu MHz (%s)",
+    fingerprint_line(s, "tsc: invariant %s, rdtscp %s, %llu.%03llu MHz (%s)",
                 m.tsc_invariant ? "yes" : "no", m.rdtscp ? "yes" : "no",
                 (unsigned long long)(m.tsc_hz / 1000000u),
                 (unsigned long long)(m.tsc_hz / 1000u % 1000u), tsc_freq_source_name(m.tsc_source));
     /* What a hypervisor reports for MSRs and counters is its own, not the silicon's. */
     if (m.hypervisor)
-        report_line(&s->report, "hypervisor: \"%s\" (CPUID.1:ECX[31]); MSR and counter values are "
+        fingerprint_line(s, "hypervisor: \"%s\" (CPUID.1:ECX[31]); MSR and counter values are "
                                 "the hypervisor's (QEMU without KVM: unknown MSRs read 0)",
                     m.hypervisor_id);
     /* The first boot of a run reported the platform already (the rows are in the CSV). */
@@ -443,6 +469,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         if (o.finish_set)
             s->finish = o.finish;
         s->bench.numa_domain = numa_domain_for(s, o.cpu); /* before -calibrate's areas too */
+        if (o.serve)
+            s->serve = true;
         struct bench_code code;
         char why[160];
         /*
@@ -494,6 +522,8 @@ static void apply_defaults(struct run_state *s, const struct suite_entry *e, boo
     }
     if (o.finish_set)
         s->finish = o.finish;
+    if (o.serve)
+        s->serve = true;
 }
 
 /*
@@ -580,6 +610,80 @@ static void run_entries(struct run_state *s, const struct suite *suite)
     save_progress(s, suite->count, true);
 }
 
+/* Serve mode: the benchmarks of one request, run as suite entries (nb_serve.h). */
+static void serve_run_text(void *arg, const char *text, size_t len)
+{
+    struct run_state *s = arg;
+    /* A request's files may replace earlier ones of the same name: read them again. */
+    forget_code_file(s);
+    struct nb_arena arena;
+    struct suite suite;
+    void *memory = NULL;
+    int st = NB_ENOMEM;
+    size_t arena_size = suite_arena_estimate(text, len);
+    for (; arena_size <= SUITE_ARENA_MAX; arena_size *= 2) {
+        memory = s->p->alloc_data(s->p->ctx, arena_size);
+        if (!memory)
+            break;
+        nb_arena_init(&arena, memory, arena_size);
+        st = suite_parse(text, len, &arena, &suite);
+        if (st == NB_OK)
+            break;
+        s->p->free_mem(s->p->ctx, memory, arena_size);
+        memory = NULL;
+    }
+    if (st != NB_OK) {
+        report_begin(&s->report, "request");
+        report_error(&s->report, "out of memory parsing the request (%llu bytes)", (unsigned long long)len);
+        report_end(&s->report);
+        return;
+    }
+    for (size_t i = 0; i < suite.count; i++) {
+        if (suite.entries[i].is_defaults)
+            apply_defaults(s, &suite.entries[i], false);
+        else
+            run_benchmark(s, &suite.entries[i]);
+    }
+    forget_code_file(s);
+    s->p->free_mem(s->p->ctx, memory, arena_size);
+    /* The results files record served benchmarks too, committed at most every window. */
+    uint64_t now = s->p->read_tsc(s->p->ctx);
+    uint64_t window = s->tsc_hz / 1000u * COMMIT_WINDOW_MS;
+    if (!window || now - s->last_commit >= window) {
+        report_commit(&s->report);
+        s->last_commit = now;
+    }
+}
+
+/*
+ * The fingerprint lines, then where the memory areas are now and their
+ * sizes ("area: R14 0x... 1048576": the address the register holds, its
+ * middle), for kernelNanoBench's getAddress and getR14Size.
+ */
+static size_t serve_fingerprint(void *arg, char *out, size_t cap)
+{
+    struct run_state *s = arg;
+    static const char *const regs[AREA_COUNT] = { "R14", "RDI", "RSI", "RBP", "RSP" };
+    size_t n = nb_snprintf(out, cap, "%s", s->fingerprint);
+    for (int a = 0; a < AREA_COUNT && n < cap; a++)
+        n += nb_snprintf(out + n, cap - n, "area: %s 0x%llx %llu\n", regs[a],
+                         (unsigned long long)(uintptr_t)(s->bench.areas[a] + s->bench.area_size[a] / 2),
+                         (unsigned long long)s->bench.area_size[a]);
+    return n < cap ? n : cap - 1;
+}
+
+/* -serve: answer requests until one says to end (its finish action wins). */
+static void serve(struct run_state *s)
+{
+    const struct nb_serve_ops ops = { s, serve_run_text, serve_fingerprint };
+    enum nb_finish_action finish = s->finish;
+    bool finish_set = false;
+    nb_serve(s->p, &s->report, &ops, &finish, &finish_set);
+    if (finish_set)
+        s->finish = finish;
+    report_commit(&s->report);
+}
+
 static void run_suite(struct run_state *s, const char *text, size_t len)
 {
     struct nb_arena arena;
@@ -648,6 +752,10 @@ static void open_results(struct run_state *s, const void *suite_text, size_t len
 enum nb_finish_action nb_run_image(const struct nb_platform *p)
 {
     static struct run_state s;
+    /* Every file read also sees the files serve-mode requests carry (nb_serve.h). */
+    static struct nb_platform served;
+    nb_serve_platform(&served, p);
+    p = &served;
     nb_memset(&s, 0, sizeof(s));
     s.p = p;
     s.finish = NB_FINISH_SHUTDOWN;
@@ -686,6 +794,8 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         s.bench.nmi = s.nmi.available ? &s.nmi : NULL;
         run_suite(&s, text, len);
+        if (s.serve)
+            serve(&s);
         nmi_watchdog_stop(&s.nmi);
         bench_context_free(&s.bench);
     }

@@ -35,6 +35,8 @@ void report_commit(struct report *r);
 static void serial_line(struct report *r, const char *text, size_t len)
 {
     char out[LINE_MAX + SERIAL_FRAME_MAX + 2];
+    if (r->serial_quiet)
+        return;
     size_t body = len > 0 && text[len - 1] == '\n' ? len - 1 : len;
     if (body > LINE_MAX)
         body = LINE_MAX;
@@ -376,6 +378,14 @@ static void csv_row_of(struct report *r, const char *benchmark, const char *even
     n += csv_field(row + n, sizeof(row) - n - 1, value);
     row[n++] = '\n';
     write_both(r, r->csv, row, n);
+    if (r->capture) {
+        if (r->capture_cap - r->capture_len >= n) {
+            nb_memcpy(r->capture + r->capture_len, row, n);
+            r->capture_len += n;
+        } else {
+            r->capture_full = true;
+        }
+    }
 }
 
 static void csv_row(struct report *r, const char *event, const char *value)

@@ -61,6 +61,15 @@ struct report {
      */
     bool lava;
     const char *lava_units_suffix; /* "/rep" when values are per repetition */
+    /*
+     * Serve mode (nb_serve.h): every CSV row is also copied to `capture`
+     * (NULL: off; capture_full when a row did not fit), and serial_quiet
+     * keeps the lines off the serial line (the reply frame carries them).
+     */
+    char *capture;
+    size_t capture_len, capture_cap;
+    bool capture_full;
+    bool serial_quiet;
 };
 
 /* Serial/console only; report_open_files adds the results files. */

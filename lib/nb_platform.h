@@ -200,6 +200,17 @@ struct nb_platform {
     void *(*alloc_data_range)(void *ctx, size_t size, uint64_t lo, uint64_t hi);
     /* What to do when the suite has ended. Does not return on success. */
     void (*finish)(void *ctx, enum nb_finish_action action);
+
+    /*
+     * Serve mode (kernel/nb_serve.h): the serial line's receive side and raw
+     * bytes out (no "\n" to "\r\n"); NULL where there is no serial port.
+     * serial_read waits until it has at least `min` bytes (with nothing
+     * else, firmware included, taking bytes from the port meanwhile), then
+     * takes what else has arrived, up to `cap`. Returns 0 when the port is
+     * gone.
+     */
+    size_t (*serial_read)(void *ctx, void *buf, size_t min, size_t cap);
+    void (*serial_write)(void *ctx, const void *data, size_t len);
 };
 
 #endif

@@ -19,6 +19,7 @@ PACKAGES=(
     lava-dispatcher                 # lava-run: the tests run the -lava_job jobs on a QEMU device
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks; tools/nb_html
     chromium                        # headless browser tests of the results pages (tests/results)
+    python3-pytest python3-venv python3-setuptools python3-wheel  # tests/python: the Python API over serve mode; its pip install
     "$@"
 )
 

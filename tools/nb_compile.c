@@ -71,6 +71,7 @@ struct compile {
     size_t n;
     int errors;
     enum nb_finish_action finish;
+    bool serve; /* -serve on the command line or in the suite: the image serves requests after it */
 };
 
 static void error_at(struct compile *c, const struct bench *b, const char *fmt, ...)
@@ -136,7 +137,17 @@ static bool parse_bench(struct compile *c, struct bench *b, int argc, char **arg
         b->o.qemu_icount = c->cli.icount;
     if (b->o.finish_set)
         c->finish = b->o.finish;
+    if (b->o.serve)
+        c->serve = true;
     return true;
+}
+
+static bool has_code(const struct bench_options *o)
+{
+    for (int part = 0; part < PART_COUNT; part++)
+        if (o->asm_text[part] || o->code_path[part])
+            return true;
+    return false;
 }
 
 static void load_suite(struct compile *c)
@@ -186,6 +197,8 @@ static void load_suite(struct compile *c)
                 error_at(c, b, COMMAND_LINE_ONLY);
             else if (o.finish_set)
                 c->finish = o.finish;
+            if (o.serve)
+                c->serve = true;
             continue;
         }
         for (size_t k = 0; k < c->n; k++) {
@@ -382,7 +395,7 @@ static int write_outputs(struct compile *c)
     }
     fprintf(f, "# compiled by tools/nanobench %s from %s\n", NB_VERSION,
             c->cli.suite_path ? c->cli.suite_path : "the command line");
-    fprintf(f, "defaults: -finish %s\n", finish_action_name(c->finish));
+    fprintf(f, "defaults: -finish %s%s\n", finish_action_name(c->finish), c->serve ? " -serve" : "");
     /*
      * Every blob in one file, each benchmark's parts as FILE:OFFSET:LENGTH
      * slices of it: the image reads one file, not one per benchmark part
@@ -581,6 +594,7 @@ static int write_env(struct compile *c)
         snprintf(icount, sizeof(icount), "%lld", (long long)c->cli.icount);
     env_line(f, "NB_ICOUNT", icount);
     env_line(f, "NB_FINISH", finish_action_name(c->finish));
+    env_line(f, "NB_SERVE", c->serve ? "1" : "");
     fprintf(f, "NB_BENCHMARKS=%zu\n", c->n);
     /*
      * Metric files go on the image only when a benchmark asks (the configs
@@ -656,6 +670,8 @@ static void parse_command_line(struct compile *c, int argc, char **argv)
     }
     if (c->cli.finish_set)
         c->finish = c->cli.finish;
+    if (c->cli.serve)
+        c->serve = true;
 }
 
 /* -image names a file to write: its folder must exist, and it must be a plain file or nothing yet. */
@@ -720,10 +736,14 @@ int main(int argc, char **argv)
         bool regular = stat(c.cli.suite_path, &st) == 0 && S_ISREG(st.st_mode);
         c.suite_dir = regular ? host_dirname(c.cli.suite_path) : "";
         load_suite(&c);
-        if (c.n == 0 && c.errors == 0) {
+        if (c.n == 0 && c.errors == 0 && !c.serve) {
             fprintf(stderr, "nanobench: suite %s has no benchmarks\n", c.cli.suite_path);
             return 2;
         }
+    } else if (c.cli.serve && !has_code(&c.cli)) {
+        /* -serve without code: no benchmark at boot, only the requests. */
+        c.suite_dir = ".";
+        c.n = 0;
     } else {
         c.suite_dir = ".";
         c.benches = calloc(1, sizeof(*c.benches));

@@ -31,7 +31,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
 
 FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file fuzz_ctr_rules \
-                fuzz_mica_trace fuzz_mica_itypes
+                fuzz_mica_trace fuzz_mica_itypes fuzz_serve
 
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it
 # only the objects a target references (fuzz_options gets bench_options.o and

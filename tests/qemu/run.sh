@@ -1477,6 +1477,7 @@ run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
 run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 run_test serial_log_of_several_runs test_serial_log_of_several_runs
 source "$ROOT/tests/qemu/configs_tma_tests.sh"
+source "$ROOT/tests/qemu/serve_tests.sh"
 
 source "$ROOT/tests/qemu/kvm_tests.sh"
 source "$ROOT/tests/qemu/secure_boot_tests.sh"
