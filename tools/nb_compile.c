@@ -1,7 +1,8 @@
 /*
  * nb_compile.c — the host half of tools/nanobench: validates a command line
  * or suite file with the same parsers the image uses, assembles all -asm*
- * snippets with one nasm run, and writes the staging tree for the image:
+ * snippets (one GNU as run; one nasm run for -asm_syntax nasm) and writes
+ * the staging tree for the image:
  *
  *   OUTDIR/nanobench/suite.nb         compiled suite (target options only)
  *   OUTDIR/nanobench/code/code.bin    every benchmark's code (suite.nb: -code code/code.bin:OFFSET:LENGTH)
@@ -14,6 +15,7 @@
 #define _GNU_SOURCE
 #include "bench_options.h"
 #include "config_check.h"
+#include "gas_batch.h"
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
@@ -330,17 +332,25 @@ static char *stage_config(struct compile *c, const char *name, const char *ext, 
     return rel;
 }
 
+/*
+ * Every -asm* snippet: GNU as for the benchmarks in nanoBench's dialect (one
+ * as run), nasm for those with -asm_syntax nasm (one nasm run).
+ */
 static void assemble(struct compile *c)
 {
-    struct asm_job *jobs = calloc(c->n * PART_COUNT + 1, sizeof(*jobs));
-    size_t n_jobs = 0;
+    struct asm_job *jobs[2];
+    size_t n_jobs[2] = { 0, 0 };
+    for (int syntax = 0; syntax < 2; syntax++)
+        jobs[syntax] = calloc(c->n * PART_COUNT + 1, sizeof(*jobs[syntax]));
     for (size_t i = 0; i < c->n; i++) {
         struct bench *b = &c->benches[i];
+        int syntax = b->o.asm_syntax == ASM_SYNTAX_NASM;
         for (int part = 0; b->ok && part < PART_COUNT; part++) {
             if (!b->o.asm_text[part])
                 continue;
-            jobs[n_jobs++] = (struct asm_job){ i, c->cli.suite_path ? b->name : NULL, b->where,
-                                               (enum code_part)part, b->o.asm_text[part], NULL, 0 };
+            jobs[syntax][n_jobs[syntax]++] =
+                (struct asm_job){ i, c->cli.suite_path ? b->name : NULL, b->where,
+                                  (enum code_part)part, b->o.asm_text[part], NULL, 0 };
         }
     }
     char *workdir = host_path_join(c->outdir, "work");
@@ -348,20 +358,23 @@ static void assemble(struct compile *c)
         fprintf(stderr, "nanobench: cannot create %s: %s\n", workdir, strerror(errno));
         exit(2);
     }
-    int failed = nasm_assemble(jobs, n_jobs, workdir);
-    c->errors += failed;
-    for (size_t j = 0; j < n_jobs; j++) {
-        struct bench *b = &c->benches[jobs[j].bench];
-        if (!jobs[j].bytes) {
-            b->ok = false;
-            continue;
+    c->errors += gas_assemble(jobs[0], n_jobs[0], workdir);
+    c->errors += nasm_assemble(jobs[1], n_jobs[1], workdir);
+    for (int syntax = 0; syntax < 2; syntax++) {
+        for (size_t j = 0; j < n_jobs[syntax]; j++) {
+            const struct asm_job *job = &jobs[syntax][j];
+            struct bench *b = &c->benches[job->bench];
+            if (!job->bytes) {
+                b->ok = false;
+                continue;
+            }
+            b->code[job->part] = job->bytes;
+            b->code_len[job->part] = job->len;
+            b->has_code[job->part] = true;
         }
-        b->code[jobs[j].part] = jobs[j].bytes;
-        b->code_len[jobs[j].part] = jobs[j].len;
-        b->has_code[jobs[j].part] = true;
+        free(jobs[syntax]);
     }
     free(workdir);
-    free(jobs);
 }
 
 /* The assembled code of every benchmark, in nanobench/code/. */
