@@ -273,7 +273,9 @@ static int check_relocations(const struct object *o, struct asm_job *jobs, size_
             char statement[160] = "";
             if (stmt)
                 asm_statement(jobs[job].text, stmt, statement, sizeof(statement));
-            if (sym->st_shndx == SHN_UNDEF || sym->st_shndx != sections[job - first]) {
+            /* Symbol 0 is no symbol: a branch to an absolute address ("jz 0x10"). */
+            bool absolute = si == 0 || sym->st_shndx == SHN_ABS;
+            if (!absolute && (sym->st_shndx == SHN_UNDEF || sym->st_shndx != sections[job - first])) {
                 bad = true;
                 if (!report_errors)
                     continue;
@@ -332,8 +334,6 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
             report_as_output(jobs, n_jobs, first, last, src_path, output ? output : "as failed\n");
         goto out;
     }
-    if (output && report_warnings)
-        report_as_output(jobs, n_jobs, first, last, src_path, output); /* warnings of a successful run */
     size_t obj_len;
     obj = (uint8_t *)host_read_file(obj_path, &obj_len);
     struct object o;
@@ -348,9 +348,14 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
         if (s && o.sh[s].sh_type == SHT_PROGBITS && !in_file(&o, o.sh[s].sh_offset, o.sh[s].sh_size))
             goto out;
     }
-    if (check_relocations(&o, jobs, first, last, sections, report_errors,
-                          report_warnings) != 0)
+    if (check_relocations(&o, jobs, first, last, sections, report_errors, false) != 0)
         goto out;
+    /* Warnings only once the run is good (a failed run is assembled again, one benchmark at a time). */
+    if (report_warnings) {
+        if (output)
+            report_as_output(jobs, n_jobs, first, last, src_path, output);
+        check_relocations(&o, jobs, first, last, sections, false, true);
+    }
     for (size_t i = first; i < last; i++) {
         size_t s = sections[i - first];
         jobs[i].len = s && o.sh[s].sh_type == SHT_PROGBITS ? (size_t)o.sh[s].sh_size : 0;
