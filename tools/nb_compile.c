@@ -16,10 +16,12 @@
 #include "bench_options.h"
 #include "config_check.h"
 #include "gas_batch.h"
+#include "host_checks.h"
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
 #include "nb_plan.h"
+#include "plan_cpu_names.h"
 #include "nb_version.h"
 #include "suite.h"
 #include "suite_writer.h"
@@ -290,7 +292,7 @@ static char *read_option_file(struct compile *c, struct bench *b, const char *op
  * The contents of a -config or -msr_config file, checked once however many
  * benchmarks name it; every problem names the user's file and line.
  */
-static void check_config_file(struct compile *c, const char *path, bool msr)
+static void check_config_file(struct compile *c, const char *path, bool msr, bool strict)
 {
     for (size_t i = 0; i < c->n_inputs; i++) {
         struct input_file *in = &c->inputs[i];
@@ -298,7 +300,7 @@ static void check_config_file(struct compile *c, const char *path, bool msr)
             continue;
         in->checked = true;
         c->errors += msr ? config_check_msr(in->data, in->len, in->path)
-                         : config_check_events(in->data, in->len, in->path);
+                         : config_check_events(in->data, in->len, in->path, strict);
     }
 }
 
@@ -308,9 +310,9 @@ static void load_config_files(struct compile *c, struct bench *b)
     b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len,
                                      &b->msr_config_file);
     if (b->config)
-        check_config_file(c, b->config_file, false);
+        check_config_file(c, b->config_file, false, b->o.strict_config);
     if (b->msr_config)
-        check_config_file(c, b->msr_config_file, true);
+        check_config_file(c, b->msr_config_file, true, b->o.strict_config);
 }
 
 /* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
@@ -632,6 +634,42 @@ static void check_image_path(const char *image)
     free(dir);
 }
 
+/*
+ * What the image would only find after a boot (host_checks.h): -metrics
+ * groups, -mica_itypes, -expect values; with code_known, the magic bytes.
+ */
+static void host_checks(struct compile *c, bool code_known)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    for (size_t i = 0; i < c->n; i++) {
+        struct bench *b = &c->benches[i];
+        char why[400];
+        if (!b->ok)
+            continue;
+        if (code_known) {
+            if (host_check_magic(&b->o, b->code[PART_MAIN], b->code_len[PART_MAIN], why,
+                                 sizeof(why)) != 0) {
+                error_at(c, b, "%s", why);
+                b->ok = false;
+            }
+            continue;
+        }
+        if (b->o.metrics && host_check_metrics(root, b->o.metrics, why, sizeof(why)) != 0) {
+            error_at(c, b, "option -metrics %s: %s", b->o.metrics, why);
+            b->ok = false;
+        }
+        if (b->o.mica_itypes && host_check_mica_itypes(b->o.mica_itypes, why, sizeof(why)) != 0) {
+            error_at(c, b, "option -mica_itypes: %s", why);
+            b->ok = false;
+        }
+        if (host_check_expect(root, &b->o, b->config, b->config_len, b->msr_config,
+                              b->msr_config_len, why, sizeof(why)) != 0) {
+            error_at(c, b, "%s", why);
+            b->ok = false;
+        }
+    }
+}
+
 /* -plan: every benchmark, for the processor of -plan_cpu; nothing is built. */
 static int plan(struct compile *c)
 {
@@ -655,6 +693,16 @@ int main(int argc, char **argv)
     }
     struct compile c = { .outdir = argv[1], .finish = NB_FINISH_SHUTDOWN };
     parse_command_line(&c, argc - 2, argv + 2);
+    if (c.cli.plan_cpu && strcmp(c.cli.plan_cpu, "list") == 0) {
+        plan_cpu_list(getenv("NB_ROOT") ? getenv("NB_ROOT") : ".", stdout);
+        return write_plan_env(&c);
+    }
+    if (c.cli.plan_cpu && !c.cli.plan && c.cli.image_path) {
+        fprintf(stderr, "nanobench: -plan_cpu %s prints the counter plan for that processor and "
+                        "builds nothing, as -plan does; an image finds its processor when it boots: "
+                        "drop -plan_cpu to write %s\n", c.cli.plan_cpu, c.cli.image_path);
+        return 2;
+    }
     if (c.cli.image_path)
         check_image_path(c.cli.image_path);
 
@@ -681,6 +729,7 @@ int main(int argc, char **argv)
             load_config_files(&c, &c.benches[i]);
         }
     }
+    host_checks(&c, false);
     if (c.cli.plan || c.cli.plan_cpu)
         return c.errors ? 2 : plan(&c);
     /* A stick image may name any processor; QEMU has at most QEMU_MAX_CPU + 1. */
@@ -695,6 +744,7 @@ int main(int argc, char **argv)
         }
     }
     assemble(&c);
+    host_checks(&c, true);
     if (c.errors) {
         fprintf(stderr, "nanobench: %d error%s; nothing was run\n", c.errors, c.errors == 1 ? "" : "s");
         return 2;
