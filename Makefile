@@ -49,10 +49,11 @@ $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_gpt.c
 
-$(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c \
-                         kernel/serial_frame.h
+NB_SERIAL_SRCS := tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c kernel/suite.c \
+                  kernel/nb_arena.c
+$(HOST_BUILD)/nb_serial: $(NB_SERIAL_SRCS) kernel/serial_frame.h kernel/suite.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c
+	$(CC) $(HOST_CFLAGS) -o $@ $(NB_SERIAL_SRCS)
 
 $(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h tools/mica/*.h)
 	@mkdir -p $(@D)

@@ -95,9 +95,11 @@ fi
 # -nodefaults: no VGA, NIC or default serial; OVMF needs only its flash, a
 # disk and COM1 (its console goes there as well, see boot/efi_console.c).
 set +e
+# QEMU_MEM: the guest's memory (QEMU's -m: MiB, or with a G suffix), default 512;
+# tools/nanobench sets it to what the suite's areas need.
 # shellcheck disable=SC2086 # $accel, $reboot and $QEMU_EXTRA are word lists
 timeout --foreground -k 5 "$timeout_s" "$qemu" \
-    -machine q35 -m 512 -smp "$smp" $accel \
+    -machine q35 -m "${QEMU_MEM:-512}" -smp "$smp" $accel \
     -nodefaults -no-user-config -display none -nic none \
     -drive if=pflash,format=raw,unit=0,readonly=on,file="$code" \
     -drive if=pflash,format=raw,unit=1,file="$tmp/vars.fd" \

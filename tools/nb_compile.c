@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_options.h"
+#include "bench_run.h" /* BENCH_AREA_SIZE */
 #include "config_check.h"
 #include "gas_batch.h"
 #include "host_checks.h"
@@ -522,6 +523,27 @@ static void write_mica_env(FILE *f, const struct compile *c)
     fprintf(f, "NB_MICA_COUNT=%zu\n", k);
 }
 
+/*
+ * The memory QEMU gets (MiB) unless QEMU_MEM says: 512, or for a suite whose
+ * areas (-r14_size etc., 1 MiB each by default) need more, their total plus
+ * 768 MiB for the firmware, the image and its page tables, in 256 MiB steps
+ * (configs/latency.suite's 1 GiB chain boots with 2048).
+ */
+static long long qemu_memory_mib(const struct compile *c)
+{
+    long long need = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        long long total = 0;
+        for (int a = 0; a < 5; a++)
+            total += c->benches[i].o.area_size[a] ? c->benches[i].o.area_size[a] : BENCH_AREA_SIZE;
+        need = total > need ? total : need;
+    }
+    long long mib = (need + (1 << 20) - 1) >> 20;
+    if (mib <= 128)
+        return 512;
+    return (mib + 768 + 255) / 256 * 256;
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -554,6 +576,7 @@ static int write_env(struct compile *c)
     for (size_t i = 0; i < c->n; i++)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
+    fprintf(f, "NB_MEM_MIB=%lld\n", qemu_memory_mib(c));
     write_mica_env(f, c);
     free(path);
     return fclose(f);
