@@ -1471,5 +1471,6 @@ run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
 source "$ROOT/tests/qemu/gas_tests.sh"
 source "$ROOT/tests/qemu/host_checks_tests.sh"
+source "$ROOT/tests/qemu/lost_results_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
