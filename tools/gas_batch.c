@@ -97,14 +97,16 @@ static void report_as_output(struct asm_job *jobs, size_t n_jobs, size_t first, 
 {
     size_t src_len = strlen(src_path);
     const char *next = output;
+    char previous[1024] = ""; /* a repeat's copies give the same message: it is printed once */
     while (next && *next) {
         const char *eol = strchr(next, '\n');
         char line[1024];
         size_t len = strip_scope_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
                                           sizeof(line));
         next = eol ? eol + 1 : NULL;
-        if (len == 0 || strstr(line, ": Assembler messages:"))
+        if (len == 0 || strstr(line, ": Assembler messages:") || strcmp(line, previous) == 0)
             continue;
+        snprintf(previous, sizeof(previous), "%s", line);
         size_t job;
         unsigned lineno;
         int part, consumed = 0;

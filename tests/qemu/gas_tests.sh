@@ -65,6 +65,7 @@ addx rax, rbx" &&
         -asm_init "init_label: nop" -asm "jmp init_label" &&
     expect_cli_error section "nanobench: -asm statement 2 '.data': the harness places the code, so .data cannot be used" \
         -asm "nop; .data" &&
+    expect_eq "a repeat's error once" 1 "$($NB -asm "2*|addx eax, 2|" 2>&1 | grep -c 'no such instruction')" &&
     expect_cli_error syntax "nanobench: option -asm_syntax: 'intel' is not gas (GNU as, nanoBench's) or nasm" \
         -asm nop -asm_syntax intel || return 1
     # In a suite: each benchmark named with its line; the same label in two
