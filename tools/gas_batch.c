@@ -347,6 +347,14 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
     for (size_t i = first; i < last; i++) {
         size_t s = part_section(&o, i);
         sections[i - first] = s;
+        if (!s) { /* never silently empty code */
+            if (report_errors) {
+                print_location(&jobs[i]);
+                fprintf(stderr, "%s: as wrote no code section for it\n",
+                        code_part_asm_option(jobs[i].part));
+            }
+            goto out;
+        }
         if (s && o.sh[s].sh_type == SHT_PROGBITS && !in_file(&o, o.sh[s].sh_offset, o.sh[s].sh_size))
             goto out;
     }

@@ -72,6 +72,10 @@ struct name {
     size_t n;
 };
 
+/* Blocks a part must close itself: the rest of the suite's source follows it. */
+enum block_kind { BLOCK_REPT, BLOCK_MACRO, BLOCK_IF, BLOCK_KINDS };
+static const char *const BLOCK_END[BLOCK_KINDS] = { ".endr", ".endm", ".endif" };
+
 struct gas_part {
     const char *text, *scope, *tag;
     char **out;
@@ -82,6 +86,8 @@ struct gas_part {
     size_t n_stmts;
     struct name *names, *macros;
     size_t n_names, n_macros;
+    int open[BLOCK_KINDS];         /* blocks open at the end of the statements so far */
+    unsigned first_open[BLOCK_KINDS]; /* the statement that opened the outermost one */
 };
 
 static int fail(struct gas_part *g, unsigned k, const char *fmt, ...)
@@ -141,6 +147,19 @@ static const char *const PLACEMENT_DIRECTIVES[] = {
     ".section", ".text", ".data", ".bss", ".rodata", ".pushsection", ".popsection", ".previous",
     ".subsection", ".org",
 };
+
+
+/* The kind of block the directive (w bytes at s) opens, or BLOCK_KINDS. */
+static enum block_kind block_opened(const char *s, size_t w)
+{
+    if (word_is(s, w, ".rept") || word_is(s, w, ".irp") || word_is(s, w, ".irpc"))
+        return BLOCK_REPT;
+    if (word_is(s, w, ".macro"))
+        return BLOCK_MACRO;
+    if (w >= 3 && strncasecmp(s, ".if", 3) == 0)
+        return BLOCK_IF;
+    return BLOCK_KINDS;
+}
 
 const char *gas_nasm_construct(const char *s, size_t n)
 {
@@ -214,10 +233,18 @@ static int scan_statement(struct gas_part *g, size_t i)
         at = skip_blanks(s, n, c + 1);
     }
     size_t w = sym_len(s + at, n - at);
+    if (word_is(s + at, w, ".end"))
+        return fail(g, k, ".end would end the assembly of the whole suite; leave it out");
     if (in_list(s + at, w, PLACEMENT_DIRECTIVES, ARRAY_SIZE(PLACEMENT_DIRECTIVES)))
         return fail(g, k, "the harness places the code, so %.*s cannot be used; put data inline "
                           "(.byte/.quad, jumped over) or store it through R14 in -asm_init",
                     (int)w, s + at);
+    enum block_kind kind = block_opened(s + at, w);
+    if (kind != BLOCK_KINDS && g->open[kind]++ == 0)
+        g->first_open[kind] = k;
+    for (int e = 0; e < BLOCK_KINDS; e++)
+        if (word_is(s + at, w, BLOCK_END[e]) && g->open[e] > 0)
+            g->open[e]--;
     size_t b = skip_blanks(s, n, at + w);
     if (word_is(s + at, w, ".set") || word_is(s + at, w, ".equ") || word_is(s + at, w, ".equiv") ||
         word_is(s + at, w, ".eqv")) {
@@ -314,6 +341,10 @@ int gas_source(const char *text, const char *scope, const char *tag, char **out,
     int rc = asm_statements(text, &g.stmts, &g.n_stmts, err, err_cap);
     for (size_t i = 0; rc == 0 && i < g.n_stmts; i++)
         rc = scan_statement(&g, i);
+    for (int e = 0; rc == 0 && e < BLOCK_KINDS; e++)
+        if (g.open[e] > 0)
+            rc = fail(&g, g.first_open[e], "not closed by %s in this part (each -asm* option is "
+                                           "assembled alone, as in nanoBench)", BLOCK_END[e]);
     for (size_t i = 0; rc == 0 && i < g.n_stmts; i++) {
         if (g.stmts[i].n == 0)
             continue;

@@ -13,7 +13,8 @@
  *     every part is assembled as if alone, as nanoBench assembles each of
  *     its -asm* options; `.macro`s it defines are purged at its end.
  * Refused, each with the reason: section directives (the harness places the
- * code) and nasm-only constructs (`%define`, `db`, `times`, `qword [x]`,
+ * code), `.end`, a `.rept`/`.irp`/`.macro`/`.if` the part does not close
+ * (the rest of the suite follows it) and nasm-only constructs (`%define`, `db`, `times`, `qword [x]`,
  * `[rel x]`, ...), whose message names -asm_syntax nasm. `qword [x]`
  * without PTR is refused although as accepts it: as reads it as 8 + [x].
  */

@@ -127,3 +127,33 @@ NB_TEST(gas_errors_fail_only_their_benchmark)
     for (int i = 0; i < 3; i++)
         free(jobs[i].bytes);
 }
+
+NB_TEST(gas_source_refuses_what_would_reach_the_next_part)
+{
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        { "nop; .rept 3; nop", "statement 2 '.rept 3': not closed by .endr in this part (each -asm* "
+                               "option is assembled alone, as in nanoBench)" },
+        { ".ifdef x; nop", "statement 1 '.ifdef x': not closed by .endif in this part (each -asm* "
+                           "option is assembled alone, as in nanoBench)" },
+        { ".macro m; nop", "statement 1 '.macro m': not closed by .endm in this part (each -asm* "
+                           "option is assembled alone, as in nanoBench)" },
+        { "nop; .end", "statement 2 '.end': .end would end the assembly of the whole suite; leave it out" },
+        { ".pushsection .data", "statement 1 '.pushsection .data': the harness places the code, so "
+                                ".pushsection cannot be used; put data inline (.byte/.quad, jumped "
+                                "over) or store it through R14 in -asm_init" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *out = NULL, err[400] = "";
+        size_t len = 0;
+        CHECK_EQ_INT(gas_source(bad[i].text, "p0", "nb0.3", &out, &len, err, sizeof(err)), -1);
+        CHECK_EQ_STR(err, bad[i].err);
+        free(out);
+    }
+    char *out = NULL, err[400] = "";
+    size_t len = 0;
+    CHECK_EQ_INT(gas_source(".rept 2; .irp r, rax, rbx; inc \\r; .endr; .endr; .if 1; nop; .endif",
+                            "p0", "nb0.3", &out, &len, err, sizeof(err)), 0);
+    free(out);
+}
