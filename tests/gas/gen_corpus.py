@@ -212,9 +212,9 @@ def avx512():
         out += [f"{op} zmm0{{k1}}, zmm1, zmm2", f"{op} zmm3{{k2}}{{z}}, zmm4, zmm5",
                 f"{op} zmm6, zmm7, ZMMWORD PTR [rax + 64]", f"{op} ymm16, ymm17, ymm18",
                 f"{op} xmm20{{k7}}, xmm21, xmm22"]
-        el = "DWORD" if op[-1] in "sd" and op.endswith(("ps", "d")) and not op.endswith(("pd", "q")) else "QWORD"
+        el = "QWORD" if op.endswith(("pd", "q")) else "DWORD"  # the broadcast element
         n = "16" if el == "DWORD" else "8"
-        out.append(f"{op} zmm8, zmm9, {el} BCST [rbx]" if False else f"{op} zmm8, zmm9, {el} PTR [rbx]{{1to{n}}}")
+        out.append(f"{op} zmm8, zmm9, {el} PTR [rbx]{{1to{n}}}")
     out += ["vpternlogd zmm0, zmm1, zmm2, 0x96", "vpternlogq zmm3{k1}, zmm4, [rax]{1to8}, 0xe8",
             "vaddps zmm0, zmm1, zmm2, {rn-sae}", "vaddpd zmm3, zmm4, zmm5, {rz-sae}",
             "vcvtps2dq zmm0, zmm1, {ru-sae}", "vmaxps zmm0, zmm1, zmm2, {sae}",
@@ -321,7 +321,7 @@ def segment_prefix():
               "lock inc DWORD PTR [rax]", "lock or BYTE PTR [rbx], 1", "xacquire lock add [rax], ecx",
               "xrelease lock sub [rbx], edx", "xacquire lock xchg [rax], rcx",
               "data16 nop", "addr32 mov eax, [ebx]", "mov eax, [ebx]", "mov rax, [eax + ecx*2]",
-              "rex64 nop" if False else "rex.w nop", "rex nop", "rep ret", "repz nop", "cs nop",
+              "rex.w nop", "rex nop", "rep ret", "repz nop", "cs nop",
               "ds jz 0x10", "{disp32} mov rax, [rbx]", "{disp8} mov rax, [rbx + 4]",
               "{load} mov rax, rbx", "{store} mov rax, rbx", "{nooptimize} and rax, 1",
               "xbegin 0x10", "xend", "xabort 1", "xtest", "mov rax, [r12]", "mov rax, [r13]",
