@@ -22,6 +22,8 @@ SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/ben
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c \
                pmu/metric_expr.c pmu/metric_file.c kernel/bench_metrics.c kernel/nb_report.c pmu/pmu_freeze.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c \
+                 tools/gas_source.c tools/gas_batch.c tools/host_checks.c tools/plan_cpu_names.c \
+                 tools/mica/mica_itypes.c tools/mica/mica_lines.c tools/mica/mica_category.c \
                  tools/host_file.c tools/suite_writer.c tools/nb_plan.c tools/config_check.c \
                  $(SHARED_SRCS)
 
@@ -49,14 +51,15 @@ $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_gpt.c
 
-$(HOST_BUILD)/nb_serial: tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c \
-                         kernel/serial_frame.h
+NB_SERIAL_SRCS := tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c kernel/suite.c \
+                  kernel/nb_arena.c
+$(HOST_BUILD)/nb_serial: $(NB_SERIAL_SRCS) kernel/serial_frame.h kernel/suite.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c
+	$(CC) $(HOST_CFLAGS) -o $@ $(NB_SERIAL_SRCS)
 
-$(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h)
+$(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h tools/mica/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $(COMPILER_SRCS)
+	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ $(COMPILER_SRCS)
 
 image: deps all
 	tools/nanobench -suite $(DEFAULT_SUITE) -image $(IMAGE)

@@ -29,6 +29,7 @@
 #   QEMU          emulator binary (default qemu-system-x86_64)
 #   OVMF_CODE, OVMF_VARS   firmware images (default Debian's 4M OVMF)
 #   QEMU_CPU      CPU model under TCG (default max)
+#   QEMU_MEM      guest memory (QEMU's -m; default 512)
 #   QEMU_EXTRA    extra arguments, split on spaces
 #   KVM_DEVICE    the KVM device (default /dev/kvm; a missing path means TCG)
 #
@@ -147,7 +148,9 @@ run_qemu() {
     # -nodefaults: no VGA, NIC or default serial; OVMF needs only its flash, a
     # disk and COM1 (its console goes there as well, see boot/efi_console.c).
     # shellcheck disable=SC2086 # $reboot and $QEMU_EXTRA are word lists
-    "$qemu" -machine "$machine" -m 512 -smp "$smp" "${accel_args[@]}" "${secure_args[@]}" \
+    # QEMU_MEM: the guest's memory (QEMU's -m: MiB, or with a G suffix), default 512;
+    # tools/nanobench sets it to what the suite's areas need.
+    "$qemu" -machine "$machine" -m "${QEMU_MEM:-512}" -smp "$smp" "${accel_args[@]}" "${secure_args[@]}" \
         -nodefaults -no-user-config -display none -nic none \
         -drive if=pflash,format=raw,unit=0,readonly=on,file="$code" \
         -drive if=pflash,format=raw,unit=1,file="$tmp/vars.fd" \

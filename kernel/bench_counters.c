@@ -558,20 +558,24 @@ bool counters_find_event(struct counter_env *env, const char *const *names, stru
     return false;
 }
 
-/* "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format). */
+/*
+ * "NAME: 2.00", with -range "NAME: 2.00 [1.50;2.40]" (nanoBench's format) in
+ * the text and min and max in their own CSV columns.
+ */
 static void print_value(struct report *r, const char *name, int64_t value, int64_t lo, int64_t hi,
                         const struct bench_options *o)
 {
-    char text[96];
-    size_t n = stats_format(text, sizeof(text), value, o->no_normalization);
-    if (o->range && n < sizeof(text)) {
-        n += nb_snprintf(text + n, sizeof(text) - n, " [");
-        n += stats_format(text + n, sizeof(text) - n, lo, o->no_normalization);
-        n += nb_snprintf(text + n, sizeof(text) - n, ";");
-        n += stats_format(text + n, sizeof(text) - n, hi, o->no_normalization);
-        nb_snprintf(text + n, sizeof(text) - n, "]");
+    char text[96], v[32], min[32], max[32];
+    stats_format(v, sizeof(v), value, o->no_normalization);
+    if (!o->range) {
+        report_value(r, name, v);
+        return;
     }
-    report_value(r, name, text);
+    /* The text as nanoBench prints it; the CSV with the bounds in their own columns. */
+    stats_format(min, sizeof(min), lo, o->no_normalization);
+    stats_format(max, sizeof(max), hi, o->no_normalization);
+    nb_snprintf(text, sizeof(text), "%s [%s;%s]", v, min, max);
+    report_value_range(r, name, text, v, min, max);
 }
 
 /* Value k of a measurement, with its range. */

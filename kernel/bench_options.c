@@ -98,6 +98,8 @@ static void set_cycles_csv(struct bench_options *o, int64_t n, const char *t) { 
 static void set_cycles_html(struct bench_options *o, int64_t n, const char *t) { (void)n; o->cycles_html_path = t; }
 static void set_serve(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->serve = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
+static void set_asm_syntax(struct bench_options *o, int64_t n, const char *t) { (void)t; o->asm_syntax = (enum asm_syntax)n; }
+static void set_strict_config(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->strict_config = true; }
 
 static const struct option_def OPTIONS[] = {
     { "asm", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_main },
@@ -168,6 +170,9 @@ static const struct option_def OPTIONS[] = {
     { "image", VALUE_STRING, SCOPE_HOST, 0, 0, set_image },
     { "results", VALUE_STRING, SCOPE_HOST, 0, 0, set_results },
     { "icount", VALUE_INT, SCOPE_HOST, 0, OPT_ICOUNT_MAX, set_icount },
+    /* Host checks of issue 23: the assembler dialect, nanoBench's config lines. */
+    { "asm_syntax", VALUE_STRING, SCOPE_HOST, 0, 0, set_asm_syntax }, /* value mapped in parse_asm_syntax */
+    { "strict_config", VALUE_NONE, SCOPE_HOST, 0, 0, set_strict_config },
 };
 
 #define N_OPTIONS (sizeof(OPTIONS) / sizeof(OPTIONS[0]))
@@ -296,6 +301,16 @@ static int parse_freq(const char *text, struct option_error *err)
                 text, "");
 }
 
+/* -asm_syntax gas|nasm: who assembles the -asm* text (tools/gas_batch.h, tools/nasm_batch.h). */
+static int parse_asm_syntax(const char *text, int64_t *value, struct option_error *err)
+{
+    if (nb_strcmp(text, "gas") == 0 || nb_strcmp(text, "nasm") == 0) {
+        *value = nb_strcmp(text, "gas") == 0 ? ASM_SYNTAX_GAS : ASM_SYNTAX_NASM;
+        return NB_OK;
+    }
+    return fail(err, "option -asm_syntax: '%s' is not gas (GNU as, nanoBench's) or nasm%s", text, "");
+}
+
 /* -expect: the grammar of bench_expect.h, and room for one more. */
 /* MICA's analyses (MICA-SPEC.md), as -mica names them. */
 static const char *const MICA_ANALYSES[] = { "itypes", "ilp", "ilp_one", "reg", "stride", "memfootprint",
@@ -404,6 +419,9 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                     return NB_EINVAL;
             } else if (def->apply == set_freq) {
                 if (parse_freq(text, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_asm_syntax) {
+                if (parse_asm_syntax(text, &number, err) != NB_OK)
                     return NB_EINVAL;
             } else if (def->apply == set_mica) {
                 if (parse_mica(text, err) != NB_OK)

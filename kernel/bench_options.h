@@ -60,8 +60,16 @@ enum option_scope {
 #define OPT_MICA_PAGE_SIZE_DEFAULT 12
 #define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
 
+/* Who assembles -asm* text (host only): GNU as, as nanoBench does, or nasm. */
+enum asm_syntax {
+    ASM_SYNTAX_GAS = 0, /* .intel_syntax noprefix, the default */
+    ASM_SYNTAX_NASM,    /* tools/asm_translate.h's dialect */
+};
+
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
+    enum asm_syntax asm_syntax;        /* host only: -asm_syntax */
+    bool strict_config; /* host only: -strict_config, a skipped nanoBench config line is an error */
     /* Suite line: relative to the suite's folder; command line: to the current one. */
     const char *code_path[PART_COUNT];
 

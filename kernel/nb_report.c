@@ -132,7 +132,7 @@ void report_open_files(struct report *r)
     }
     if (!open_pair(r, p->create_file))
         return;
-    static const char header[] = "benchmark,event,value\n";
+    static const char header[] = "benchmark,event,value,min,max\n";
     write_now(r, r->csv, header, sizeof(header) - 1);
     if (r->files_ok && (st = p->flush_file(p->ctx, r->csv)) != NB_OK)
         files_failed(r, r->csv_path, st);
@@ -368,14 +368,20 @@ static size_t csv_field(char *out, size_t cap, const char *text)
     return n;
 }
 
-static void csv_row_of(struct report *r, const char *benchmark, const char *event, const char *value)
+/* One row: benchmark,event,value,min,max (min and max empty but with -range). */
+static void csv_row_of(struct report *r, const char *benchmark, const char *event, const char *value,
+                       const char *min, const char *max)
 {
-    char row[LINE_MAX + 64];
+    char row[LINE_MAX + 512]; /* benchmark and event names are far shorter than 400 */
     size_t n = csv_field(row, sizeof(row), benchmark);
     row[n++] = ',';
     n += csv_field(row + n, sizeof(row) - n, event);
     row[n++] = ',';
-    n += csv_field(row + n, sizeof(row) - n - 1, value);
+    n += csv_field(row + n, sizeof(row) - n - 64, value);
+    row[n++] = ',';
+    n += csv_field(row + n, sizeof(row) - n - 32, min ? min : "");
+    row[n++] = ',';
+    n += csv_field(row + n, sizeof(row) - n - 1, max ? max : "");
     row[n++] = '\n';
     write_both(r, r->csv, row, n);
     if (r->capture) {
@@ -390,13 +396,13 @@ static void csv_row_of(struct report *r, const char *benchmark, const char *even
 
 static void csv_row(struct report *r, const char *event, const char *value)
 {
-    csv_row_of(r, r->benchmark ? r->benchmark : "", event, value);
+    csv_row_of(r, r->benchmark ? r->benchmark : "", event, value, NULL, NULL);
 }
 
 void report_platform_fact(struct report *r, const char *key, const char *value)
 {
     report_line(r, "platform: %s = %s", key, value);
-    csv_row_of(r, "platform", key, value);
+    csv_row_of(r, "platform", key, value, NULL, NULL);
 }
 
 /*
@@ -493,6 +499,15 @@ void report_value(struct report *r, const char *event, const char *value)
     csv_row(r, event, value);
     if (r->lava)
         lava_value(r, event, value, nb_strcmp(event, "RDTSC") == 0 ? "tsc_ticks" : "events", true);
+    if (r->on_value)
+        r->on_value(r->observer_arg, event, value);
+}
+
+void report_value_range(struct report *r, const char *event, const char *text, const char *value,
+                        const char *min, const char *max)
+{
+    report_line(r, "%s: %s", event, text);
+    csv_row_of(r, r->benchmark ? r->benchmark : "", event, value, min, max);
     if (r->on_value)
         r->on_value(r->observer_arg, event, value);
 }

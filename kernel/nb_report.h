@@ -1,7 +1,8 @@
 /*
  * nb_report.h — everything the image tells the user: serial/console text and
  * the results files nanobench/results/run-NNNN.txt (the text as printed) and
- * run-NNNN.csv (benchmark,event,value).
+ * run-NNNN.csv (benchmark,event,value,min,max: min and max are -range's
+ * bounds, empty without it).
  *
  * NNNN grows with every boot: it continues after the number kept in
  * nanobench/results/last-run and skips any file that already exists, so an
@@ -84,7 +85,7 @@ void report_line(struct report *r, const char *fmt, ...) __attribute__((format(p
 
 /*
  * A platform fact outside any benchmark: "platform: KEY = VALUE" in text and
- * "platform,KEY,VALUE" in CSV (kernel/platform_report.h).
+ * "platform,KEY,VALUE,," in CSV (kernel/platform_report.h).
  */
 void report_platform_fact(struct report *r, const char *key, const char *value);
 
@@ -94,8 +95,14 @@ void report_begin(struct report *r, const char *name);
 void report_lava_begin(struct report *r, const char *units_suffix);
 /* One LAVA result line for a -expect check (nb_selftest.c): RESULT is pass, fail or skip. */
 void report_lava_check(struct report *r, const char *event, const char *result);
-/* "EVENT: VALUE" in text, "benchmark,EVENT,VALUE" in CSV. */
+/* "EVENT: VALUE" in text, "benchmark,EVENT,VALUE,," in CSV. */
 void report_value(struct report *r, const char *event, const char *value);
+/*
+ * -range: "EVENT: TEXT" in text (nanoBench's "2.00 [1.50;2.40]"), and
+ * "benchmark,EVENT,VALUE,MIN,MAX" in CSV: the bounds in their own columns.
+ */
+void report_value_range(struct report *r, const char *event, const char *text, const char *value,
+                        const char *min, const char *max);
 /* A derived metric: "NAME: VALUE" in text, "benchmark,CSV_NAME,VALUE" in CSV (CSV_NAME metric.NAME). */
 void report_metric(struct report *r, const char *name, const char *csv_name, const char *value);
 /* "error: MESSAGE" in text, "benchmark,error,MESSAGE" in CSV; counts the error. */

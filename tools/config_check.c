@@ -65,7 +65,7 @@ static void refusals_for(enum cpu_vendor vendor, const char *text, size_t len, s
     free(events);
 }
 
-int config_check_events(const char *text, size_t len, const char *file)
+int config_check_events(const char *text, size_t len, const char *file, bool strict)
 {
     struct refusals intel = { 0 }, amd = { 0 };
     refusals_for(VENDOR_INTEL, text, len, &intel);
@@ -75,12 +75,15 @@ int config_check_events(const char *text, size_t len, const char *file)
         const struct refusal *a = refusal_at(&amd, intel.items[i].line);
         if (!a)
             continue;
+        const char *kind = strict ? "" : "warning: ";
         if (strcmp(a->message, intel.items[i].message) == 0)
-            fprintf(stderr, "nanobench: %s:%u: %s\n", file, a->line, a->message);
+            fprintf(stderr, "nanobench: %s%s:%u: %s", kind, file, a->line, a->message);
         else
-            fprintf(stderr, "nanobench: %s:%u: on Intel: %s; on AMD: %s\n", file, a->line,
+            fprintf(stderr, "nanobench: %s%s:%u: on Intel: %s; on AMD: %s", kind, file, a->line,
                     intel.items[i].message, a->message);
-        errors++;
+        fprintf(stderr, "%s\n", strict ? "" : "; the line is skipped, as nanoBench skips it "
+                                               "(-strict_config: an error)");
+        errors += strict;
     }
     refusals_free(&intel);
     refusals_free(&amd);

@@ -7,9 +7,9 @@
 set -euo pipefail
 
 PACKAGES=(
-    make gcc libc6-dev binutils     # host tools and unit tests
+    make gcc libc6-dev binutils     # host tools, unit tests; GNU as assembles -asm snippets (nanoBench's dialect)
     gnu-efi                         # UEFI application headers, crt0 and linker script
-    nasm                            # assembler for -asm snippets and boot/*.asm
+    nasm                            # boot/*.asm and -asm snippets with -asm_syntax nasm
     qemu-system-x86 ovmf            # boot the image at a desk and in CI
     mtools dosfstools gdisk         # FAT32 image without root or loop devices; sgdisk -v checks the GPT in tests
     libpfm4-dev                     # event tables for tools/configgen (make configs)

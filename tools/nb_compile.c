@@ -1,7 +1,8 @@
 /*
  * nb_compile.c — the host half of tools/nanobench: validates a command line
  * or suite file with the same parsers the image uses, assembles all -asm*
- * snippets with one nasm run, and writes the staging tree for the image:
+ * snippets (one GNU as run; one nasm run for -asm_syntax nasm) and writes
+ * the staging tree for the image:
  *
  *   OUTDIR/nanobench/suite.nb         compiled suite (target options only)
  *   OUTDIR/nanobench/code/code.bin    every benchmark's code (suite.nb: -code code/code.bin:OFFSET:LENGTH)
@@ -13,11 +14,15 @@
  */
 #define _GNU_SOURCE
 #include "bench_options.h"
+#include "bench_run.h" /* BENCH_AREA_SIZE */
 #include "config_check.h"
+#include "gas_batch.h"
+#include "host_checks.h"
 #include "host_file.h"
 #include "nasm_batch.h"
 #include "nb_arena.h"
 #include "nb_plan.h"
+#include "plan_cpu_names.h"
 #include "nb_version.h"
 #include "suite.h"
 #include "suite_writer.h"
@@ -301,7 +306,7 @@ static char *read_option_file(struct compile *c, struct bench *b, const char *op
  * The contents of a -config or -msr_config file, checked once however many
  * benchmarks name it; every problem names the user's file and line.
  */
-static void check_config_file(struct compile *c, const char *path, bool msr)
+static void check_config_file(struct compile *c, const char *path, bool msr, bool strict)
 {
     for (size_t i = 0; i < c->n_inputs; i++) {
         struct input_file *in = &c->inputs[i];
@@ -309,7 +314,7 @@ static void check_config_file(struct compile *c, const char *path, bool msr)
             continue;
         in->checked = true;
         c->errors += msr ? config_check_msr(in->data, in->len, in->path)
-                         : config_check_events(in->data, in->len, in->path);
+                         : config_check_events(in->data, in->len, in->path, strict);
     }
 }
 
@@ -319,9 +324,9 @@ static void load_config_files(struct compile *c, struct bench *b)
     b->msr_config = read_option_file(c, b, "-msr_config", b->o.msr_config_path, &b->msr_config_len,
                                      &b->msr_config_file);
     if (b->config)
-        check_config_file(c, b->config_file, false);
+        check_config_file(c, b->config_file, false, b->o.strict_config);
     if (b->msr_config)
-        check_config_file(c, b->msr_config_file, true);
+        check_config_file(c, b->msr_config_file, true, b->o.strict_config);
 }
 
 /* Writes data to nanobench/configs/NAME.EXT in the staging tree; returns the image path. */
@@ -343,17 +348,25 @@ static char *stage_config(struct compile *c, const char *name, const char *ext, 
     return rel;
 }
 
+/*
+ * Every -asm* snippet: GNU as for the benchmarks in nanoBench's dialect (one
+ * as run), nasm for those with -asm_syntax nasm (one nasm run).
+ */
 static void assemble(struct compile *c)
 {
-    struct asm_job *jobs = calloc(c->n * PART_COUNT + 1, sizeof(*jobs));
-    size_t n_jobs = 0;
+    struct asm_job *jobs[2];
+    size_t n_jobs[2] = { 0, 0 };
+    for (int syntax = 0; syntax < 2; syntax++)
+        jobs[syntax] = calloc(c->n * PART_COUNT + 1, sizeof(*jobs[syntax]));
     for (size_t i = 0; i < c->n; i++) {
         struct bench *b = &c->benches[i];
+        int syntax = b->o.asm_syntax == ASM_SYNTAX_NASM;
         for (int part = 0; b->ok && part < PART_COUNT; part++) {
             if (!b->o.asm_text[part])
                 continue;
-            jobs[n_jobs++] = (struct asm_job){ i, c->cli.suite_path ? b->name : NULL, b->where,
-                                               (enum code_part)part, b->o.asm_text[part], NULL, 0 };
+            jobs[syntax][n_jobs[syntax]++] =
+                (struct asm_job){ i, c->cli.suite_path ? b->name : NULL, b->where,
+                                  (enum code_part)part, b->o.asm_text[part], NULL, 0 };
         }
     }
     char *workdir = host_path_join(c->outdir, "work");
@@ -361,20 +374,23 @@ static void assemble(struct compile *c)
         fprintf(stderr, "nanobench: cannot create %s: %s\n", workdir, strerror(errno));
         exit(2);
     }
-    int failed = nasm_assemble(jobs, n_jobs, workdir);
-    c->errors += failed;
-    for (size_t j = 0; j < n_jobs; j++) {
-        struct bench *b = &c->benches[jobs[j].bench];
-        if (!jobs[j].bytes) {
-            b->ok = false;
-            continue;
+    c->errors += gas_assemble(jobs[0], n_jobs[0], workdir);
+    c->errors += nasm_assemble(jobs[1], n_jobs[1], workdir);
+    for (int syntax = 0; syntax < 2; syntax++) {
+        for (size_t j = 0; j < n_jobs[syntax]; j++) {
+            const struct asm_job *job = &jobs[syntax][j];
+            struct bench *b = &c->benches[job->bench];
+            if (!job->bytes) {
+                b->ok = false;
+                continue;
+            }
+            b->code[job->part] = job->bytes;
+            b->code_len[job->part] = job->len;
+            b->has_code[job->part] = true;
         }
-        b->code[jobs[j].part] = jobs[j].bytes;
-        b->code_len[jobs[j].part] = jobs[j].len;
-        b->has_code[jobs[j].part] = true;
+        free(jobs[syntax]);
     }
     free(workdir);
-    free(jobs);
 }
 
 /* The assembled code of every benchmark, in nanobench/code/. */
@@ -580,6 +596,27 @@ static void write_cycles_env(FILE *f, const struct compile *c)
     fprintf(f, "NB_CBC_COUNT=%zu\n", k);
 }
 
+/*
+ * The memory QEMU gets (MiB) unless QEMU_MEM says: 512, or for a suite whose
+ * areas (-r14_size etc., 1 MiB each by default) need more, their total plus
+ * 768 MiB for the firmware, the image and its page tables, in 256 MiB steps
+ * (configs/latency.suite's 1 GiB chain boots with 2048).
+ */
+static long long qemu_memory_mib(const struct compile *c)
+{
+    long long need = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        long long total = 0;
+        for (int a = 0; a < 5; a++)
+            total += c->benches[i].o.area_size[a] ? c->benches[i].o.area_size[a] : BENCH_AREA_SIZE;
+        need = total > need ? total : need;
+    }
+    long long mib = (need + (1 << 20) - 1) >> 20;
+    if (mib <= 128)
+        return 512;
+    return (mib + 768 + 255) / 256 * 256;
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -614,6 +651,7 @@ static int write_env(struct compile *c)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
     fprintf(f, "NB_IDLE_SECONDS=%lld\n", host_idle_seconds(c));
+    fprintf(f, "NB_MEM_MIB=%lld\n", qemu_memory_mib(c));
     write_mica_env(f, c);
     write_cycles_env(f, c);
     free(path);
@@ -704,6 +742,42 @@ static void check_image_path(const char *image)
     free(dir);
 }
 
+/*
+ * What the image would only find after a boot (host_checks.h): -metrics
+ * groups, -mica_itypes, -expect values; with code_known, the magic bytes.
+ */
+static void host_checks(struct compile *c, bool code_known)
+{
+    const char *root = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    for (size_t i = 0; i < c->n; i++) {
+        struct bench *b = &c->benches[i];
+        char why[400];
+        if (!b->ok)
+            continue;
+        if (code_known) {
+            if (host_check_magic(&b->o, b->code[PART_MAIN], b->code_len[PART_MAIN], why,
+                                 sizeof(why)) != 0) {
+                error_at(c, b, "%s", why);
+                b->ok = false;
+            }
+            continue;
+        }
+        if (b->o.metrics && host_check_metrics(root, b->o.metrics, why, sizeof(why)) != 0) {
+            error_at(c, b, "option -metrics %s: %s", b->o.metrics, why);
+            b->ok = false;
+        }
+        if (b->o.mica_itypes && host_check_mica_itypes(b->o.mica_itypes, why, sizeof(why)) != 0) {
+            error_at(c, b, "option -mica_itypes: %s", why);
+            b->ok = false;
+        }
+        if (host_check_expect(root, &b->o, b->config, b->config_len, b->msr_config,
+                              b->msr_config_len, why, sizeof(why)) != 0) {
+            error_at(c, b, "%s", why);
+            b->ok = false;
+        }
+    }
+}
+
 /* -plan: every benchmark, for the processor of -plan_cpu; nothing is built. */
 static int plan(struct compile *c)
 {
@@ -727,6 +801,16 @@ int main(int argc, char **argv)
     }
     struct compile c = { .outdir = argv[1], .finish = NB_FINISH_SHUTDOWN };
     parse_command_line(&c, argc - 2, argv + 2);
+    if (c.cli.plan_cpu && strcmp(c.cli.plan_cpu, "list") == 0) {
+        plan_cpu_list(getenv("NB_ROOT") ? getenv("NB_ROOT") : ".", stdout);
+        return write_plan_env(&c);
+    }
+    if (c.cli.plan_cpu && !c.cli.plan && c.cli.image_path) {
+        fprintf(stderr, "nanobench: -plan_cpu %s prints the counter plan for that processor and "
+                        "builds nothing, as -plan does; an image finds its processor when it boots: "
+                        "drop -plan_cpu to write %s\n", c.cli.plan_cpu, c.cli.image_path);
+        return 2;
+    }
     if (c.cli.image_path)
         check_image_path(c.cli.image_path);
 
@@ -757,6 +841,7 @@ int main(int argc, char **argv)
             load_config_files(&c, &c.benches[i]);
         }
     }
+    host_checks(&c, false);
     if (c.cli.plan || c.cli.plan_cpu)
         return c.errors ? 2 : plan(&c);
     /* A stick image may name any processor; QEMU has at most QEMU_MAX_CPU + 1. */
@@ -771,6 +856,7 @@ int main(int argc, char **argv)
         }
     }
     assemble(&c);
+    host_checks(&c, true);
     if (c.errors) {
         fprintf(stderr, "nanobench: %d error%s; nothing was run\n", c.errors, c.errors == 1 ? "" : "s");
         return 2;

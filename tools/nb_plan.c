@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "nb_plan.h"
+#include "plan_cpu_names.h"
 #include "bench_metrics.h"
 #include "bench_codegen.h"
 #include "cpuid_bits.h"
@@ -89,7 +90,7 @@ static int bad_spec(const char *spec, const char *why)
  */
 static int parse_plan_cpu(const char *spec, struct plan_cpu *pc, unsigned *n_gp_override)
 {
-    char copy[128], msg[200];
+    char copy[160], msg[200];
     snprintf(copy, sizeof(copy), "%s", spec ? spec : "");
     char *fields[6] = { 0 };
     int n = 0;
@@ -495,7 +496,13 @@ int nb_plan(const struct bench_options *cli, const char *suite, const struct pla
         fprintf(stderr, "nanobench: -plan needs -plan_cpu " PLAN_CPU_SYNTAX "\n");
         return 2;
     }
-    if (parse_plan_cpu(cli->plan_cpu, &pc, &n_gp_override) != 0)
+    /* A name (skylake, alderlake:p) stands for its VENDOR:FAMILY:MODEL (plan_cpu_names.h). */
+    char spec[160], why_name[200];
+    const char *root_dir = getenv("NB_ROOT") ? getenv("NB_ROOT") : ".";
+    int named = plan_cpu_resolve(root_dir, cli->plan_cpu, spec, sizeof(spec), why_name, sizeof(why_name));
+    if (named < 0 && strchr(cli->plan_cpu, ':') == NULL)
+        return bad_spec(cli->plan_cpu, why_name);
+    if (parse_plan_cpu(named > 0 ? spec : cli->plan_cpu, &pc, &n_gp_override) != 0)
         return 2;
 
     /* The image's own detection, on the CPUID and MSRs of that model. */

@@ -3,7 +3,7 @@
  * results CSV (the same rows as nanobench/results/run-NNNN.csv) and reports
  * every damaged or missing line (kernel/serial_frame.h).
  *
- * usage: nb_serial LOG [-o OUT.csv]
+ * usage: nb_serial LOG [-o OUT.csv] [-suite FILE]
  * Lines without a frame (the firmware's own output) are ignored; a new boot
  * (after a reset) restarts the line numbers. A value is never filed under
  * the wrong benchmark: after a damaged or lost line, the rows up to the
@@ -13,13 +13,23 @@
  * one CSV per run: OUT-run-NNNN.csv. With -o, each run's intact text (as
  * run-NNNN.txt has it: the -verbose tables, the machine lines) goes beside
  * its CSV as OUT.txt (OUT-run-NNNN.txt), for its results page
- * (tools/nb_serial runs tools/nb_html on them). Exit status: 0 when every line arrived
- * intact, 1 when lines were damaged or lost (the CSV then lacks their rows),
- * 2 on usage or I/O errors.
+ * (tools/nb_serial runs tools/nb_html on them).
+ *
+ * A run whose log ends before its end banner ("nanoBench-EFI done:"; the
+ * cable pulled, the machine reset for good) is truncated: nb_serial says
+ * which benchmarks are complete, which one is partial (the last one begun:
+ * its rows are left out of the CSV, never passed off as a result) and, with
+ * -suite FILE (the suite the image ran), which are missing.
+ *
+ * Exit status: 0 when every line arrived intact and every run ended, 1 when
+ * lines were damaged or lost (the CSV then lacks their rows), 2 on usage or
+ * I/O errors, 3 when a run is truncated.
  */
 #define _GNU_SOURCE
 #include "host_file.h"
+#include "nb_arena.h"
 #include "serial_frame.h"
+#include "suite.h"
 
 #include <regex.h>
 #include <stdbool.h>
@@ -45,6 +55,7 @@ struct run {
     FILE *tf;
     struct block *blocks;
     size_t n_blocks;
+    bool ended; /* its "nanoBench-EFI done:" line arrived */
 };
 
 #define MAX_RUNS 256
@@ -135,6 +146,7 @@ static void csv_field(FILE *f, const char *s, size_t n)
         fputc('"', f);
 }
 
+/* A row as the image writes it: benchmark,event,value,min,max ("V [MIN;MAX]" is -range's). */
 static void row(struct parser *p, const char *event, size_t event_len, const char *value,
                 size_t value_len)
 {
@@ -143,7 +155,18 @@ static void row(struct parser *p, const char *event, size_t event_len, const cha
     fputc(',', f);
     csv_field(f, event, event_len);
     fputc(',', f);
-    csv_field(f, value, value_len);
+    const char *open = value_len > 3 && value[value_len - 1] == ']' ? memchr(value, '[', value_len) : NULL;
+    const char *semi = open ? memchr(open, ';', (size_t)(value + value_len - open)) : NULL;
+    if (semi && open > value && open[-1] == ' ') {
+        csv_field(f, value, (size_t)(open - 1 - value));
+        fputc(',', f);
+        csv_field(f, open + 1, (size_t)(semi - open - 1));
+        fputc(',', f);
+        csv_field(f, semi + 1, (size_t)(value + value_len - 1 - semi - 1));
+    } else {
+        csv_field(f, value, value_len);
+        fputs(",,", f);
+    }
     fputc('\n', f);
 }
 
@@ -200,8 +223,11 @@ static void text_line(struct parser *p, char *text)
     if (strncmp(text, "nanoBench-EFI ", 14) == 0) {
         report_dropped(p);
         p->in_benchmark = false;
-        if (strncmp(text, "nanoBench-EFI done:", 19) == 0)
+        if (strncmp(text, "nanoBench-EFI done:", 19) == 0) {
+            if (p->run)
+                p->run->ended = true;
             return;
+        }
         snprintf(name, sizeof(name), "boot-%u", ++p->boots);
         p->run = new_run(p, name);
         p->run_resumed = false;
@@ -328,11 +354,13 @@ static int write_csv(const char *path, const struct run *r)
         perror(path);
         return 2;
     }
-    fputs("benchmark,event,value\n", f);
+    fputs("benchmark,event,value,min,max\n", f);
     for (size_t i = 0; i < r->n_blocks; i++) {
         const struct block *b = &r->blocks[i];
         long end = i + 1 == r->n_blocks ? (long)r->len : b->end;
-        if (!b->dropped)
+        /* A truncated run's last block may lack rows: not a result. */
+        bool partial = !r->ended && i + 1 == r->n_blocks;
+        if (!b->dropped && !partial)
             fwrite(r->rows + b->start, 1, (size_t)(end - b->start), f);
     }
     if (path && fclose(f) != 0) {
@@ -342,18 +370,112 @@ static int write_csv(const char *path, const struct run *r)
     return 0;
 }
 
+/* Appends name to a ", "-separated list. */
+static void list_add(char **list, size_t *len, const char *name)
+{
+    size_t n = strlen(name);
+    *list = realloc(*list, *len + n + 3);
+    if (!*list) {
+        perror("nb_serial");
+        exit(2);
+    }
+    if (*len) {
+        memcpy(*list + *len, ", ", 2);
+        *len += 2;
+    }
+    memcpy(*list + *len, name, n + 1);
+    *len += n;
+}
+
+/* The benchmark names of a suite file, in order (NULL-terminated), or NULL. */
+static char **suite_names(const char *path, size_t *count)
+{
+    size_t size;
+    char *text = host_read_file(path, &size);
+    if (!text) {
+        perror(path);
+        exit(2);
+    }
+    struct nb_arena arena;
+    struct suite suite;
+    int st = NB_ENOMEM;
+    void *memory = NULL;
+    for (size_t arena_size = suite_arena_estimate(text, size); st == NB_ENOMEM; arena_size *= 2) {
+        free(memory);
+        memory = malloc(arena_size);
+        if (!memory) {
+            perror("nb_serial");
+            exit(2);
+        }
+        nb_arena_init(&arena, memory, arena_size);
+        st = suite_parse(text, size, &arena, &suite);
+    }
+    char **names = calloc(suite.count + 1, sizeof(*names));
+    *count = 0;
+    for (size_t i = 0; i < suite.count; i++)
+        if (!suite.entries[i].is_defaults)
+            names[(*count)++] = strdup(suite.entries[i].name);
+    free(memory);
+    free(text);
+    return names;
+}
+
+/* A run without its end banner: complete, partial and missing benchmarks. True if truncated. */
+static bool report_truncated(const char *log, const struct run *r, const char *suite_path)
+{
+    if (r->ended)
+        return false;
+    char *complete = NULL, *missing = NULL;
+    size_t complete_len = 0, missing_len = 0;
+    const char *partial = NULL;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        if (r->blocks[i].dropped || strcmp(r->blocks[i].name, "platform") == 0)
+            continue;
+        if (i + 1 == r->n_blocks)
+            partial = r->blocks[i].name;
+        else
+            list_add(&complete, &complete_len, r->blocks[i].name);
+    }
+    fprintf(stderr, "nb_serial: %s: run %s is truncated: the log ends before its end banner "
+                    "(nanoBench-EFI done:)\n", log, r->name);
+    fprintf(stderr, "nb_serial: complete: %s\n", complete ? complete : "none");
+    fprintf(stderr, "nb_serial: partial: %s%s\n", partial ? partial : "none",
+            partial ? " (its rows are left out of the CSV)" : "");
+    if (suite_path) {
+        size_t n;
+        char **names = suite_names(suite_path, &n);
+        for (size_t k = 0; k < n; k++) {
+            bool seen = false;
+            for (size_t i = 0; i < r->n_blocks; i++)
+                seen |= !r->blocks[i].dropped && strcmp(r->blocks[i].name, names[k]) == 0;
+            if (!seen)
+                list_add(&missing, &missing_len, names[k]);
+            free(names[k]);
+        }
+        free(names);
+        fprintf(stderr, "nb_serial: missing: %s\n", missing ? missing : "none");
+    } else {
+        fprintf(stderr, "nb_serial: missing: not known without -suite FILE (the suite the image ran)\n");
+    }
+    free(complete);
+    free(missing);
+    return true;
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: nb_serial LOG [-o OUT.csv]\n");
+    fprintf(stderr, "usage: nb_serial LOG [-o OUT.csv] [-suite FILE]\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    const char *log = NULL, *out_path = NULL;
+    const char *log = NULL, *out_path = NULL, *suite_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             out_path = argv[++i];
+        else if (strcmp(argv[i], "-suite") == 0 && i + 1 < argc)
+            suite_path = argv[++i];
         else if (!log && argv[i][0] != '-')
             log = argv[i];
         else
@@ -417,5 +539,8 @@ int main(int argc, char **argv)
     }
     if (status)
         return status;
-    return p.problems ? 1 : 0;
+    bool truncated = false;
+    for (size_t i = 0; i < p.n_runs; i++)
+        truncated |= report_truncated(log, &p.runs[i], suite_path);
+    return truncated ? 3 : p.problems ? 1 : 0;
 }

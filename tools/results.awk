@@ -18,8 +18,8 @@
 # A benchmark's lines are printed when it has finished (the next [name] or
 # the end banner); a boot banner in the middle of a block means the machine
 # reset while it ran: the resumed boot reports that benchmark again.
-# Exit status: 0, 1 when a benchmark reported an error (selftest: when a
-# check FAILED), 3 when there is no end banner (the run died).
+# Exit status: 0, 1 when a benchmark reported an error or an -expect check
+# FAILED, 3 when there is no end banner (the run died).
 
 function now(   t) { srand(); t = srand(); return t }
 function out(line) { print line; fflush() }
@@ -57,6 +57,7 @@ function flush_block(   i, l) {
         if (l ~ /^(pmu|processor|power|smi|frequency): /) { err(l); continue }
         # Once: a suite's errors belong under their [name] on stdout; a
         # single benchmark's stdout is its values only.
+        if (l ~ /^check: FAIL /) failed_checks++
         if (l ~ /^error: /) { errors++; if (mode == "suite") out(l); else err(l); continue }
         if (l ~ /^warning: /) { err(l); continue }
         out(l)
@@ -79,6 +80,8 @@ BEGIN { start = now() }
         sub(/\t\|[0-9][0-9][0-9][0-9] [0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/, "", line)
     }
     if (stream) out(line)
+    # Streamed, the blocks are not kept: a failed check is counted as it comes.
+    if (stream && line ~ /^check: FAIL /) failed_checks++
 }
 line ~ /^nanoBench-EFI done:/ { flush_block(); done = 1; inside = 0; next }
 line ~ /^nanoBench-EFI [0-9]/ { nblk = 0; inside = 0; next }  # a boot (maybe one that resumed the run)
@@ -98,5 +101,5 @@ END {
     clear_progress()
     if (!done) { err("nanobench: the run ended early (no end banner in the report)"); exit 3 }
     if (mode == "selftest") exit summary ~ /^selftest: PASS [0-9]+\/[0-9]+, 0 failed/ ? 0 : 1
-    exit errors ? 1 : 0
+    exit (errors || failed_checks) ? 1 : 0
 }

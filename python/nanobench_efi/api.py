@@ -6,6 +6,7 @@ image cannot honour raises NanoBenchError with the reason; none is ignored.
 """
 
 import atexit
+import csv
 import os
 import re
 import subprocess
@@ -168,18 +169,15 @@ def run_words(words):
     reply = s.request(BENCH, bench_payload(changed, text))
     sent.update(changed)
     rows = []
-    for line in reply.decode(errors='replace').splitlines():
-        parts = line.split(',', 2)
-        if len(parts) != 3:
+    # The image's CSV rows: benchmark,event,value,min,max (min and max only with -range).
+    for parts in csv.reader(reply.decode(errors='replace').splitlines()):
+        if len(parts) < 3:
             continue
         event, value = parts[1], parts[2]
-        if value.startswith('"') and value.endswith('"'):
-            value = value[1:-1].replace('""', '"')
-        if event.startswith('"') and event.endswith('"'):
-            event = event[1:-1].replace('""', '"')
+        lo, hi = (parts[3], parts[4]) if len(parts) >= 5 else ('', '')
         if event == 'error':
             raise NanoBenchError(value.replace('suite line 1: ', ''))
-        rows.append((event, value))
+        rows.append((event, value, lo, hi))
     return rows
 
 
@@ -193,12 +191,15 @@ def runNanoBench(code='', codeObjFile=None, codeBinFile=None, init='', initObjFi
     rows = _run(code, codeObjFile, codeBinFile, init, initObjFile, initBinFile, lateInit, lateInitObjFile,
                 lateInitBinFile, oneTimeInit, oneTimeInitObjFile, oneTimeInitBinFile, cpu, detP23)
     ret = OrderedDict()
-    for event, value in rows:
+    for event, value, lo, hi in rows:
         if paramDict.get('range'):
             m = _RANGE.match(value)
-            if not m:
-                raise NanoBenchError('%s: %r is not "value [min;max]"' % (event, value))
-            ret[event] = tuple(float(x) for x in m.groups())
+            if lo and hi:
+                ret[event] = (float(value), float(lo), float(hi))
+            elif m:
+                ret[event] = tuple(float(x) for x in m.groups())
+            else:
+                raise NanoBenchError('%s: %r has no min and max' % (event, value))
         else:
             try:
                 ret[event] = float(value)

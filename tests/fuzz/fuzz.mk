@@ -31,7 +31,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
 
 FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file fuzz_ctr_rules \
-                fuzz_mica_trace fuzz_mica_itypes fuzz_serve
+                fuzz_mica_trace fuzz_mica_itypes fuzz_serve fuzz_gas_source
 
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it
 # only the objects a target references (fuzz_options gets bench_options.o and
@@ -67,6 +67,12 @@ fuzz-deps:
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
+
+# The GNU as front end of -asm* text (tools/gas_source.c) is host code.
+$(FUZZ_BUILD)/fuzz_gas_source: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o $(FUZZ_OBJDIR)/tools/gas_source.o \
+                               $(FUZZ_OBJDIR)/tools/asm_statements.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
+$(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o: FUZZ_CFLAGS += -Itools
 
 # The MICA host side (tools/mica/, from tools/mica/mica.mk) has its own
 # archive and needs Zydis; the more specific pattern wins for fuzz_mica_*.

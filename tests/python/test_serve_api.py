@@ -134,7 +134,7 @@ def test_damaged_request_is_sent_again(nb):
         rows = s.request(F.BENCH, F.bench_payload({}, 'k: -unroll_count 5\n'))
     finally:
         s._send = orig
-    assert rows == b'k,RDTSC,0.00\n'
+    assert rows == b'k,RDTSC,0.00,,\n'
     assert s.stats.retransmissions == before + 1
 
 
@@ -157,7 +157,7 @@ def test_lost_frames_and_results_file(tmp_path):
             text, files = comp.compile(['-asm', '"%s"' % code, '-unroll_count', '10'])
             got.append(s.request(F.BENCH, F.bench_payload(files, text)).decode())
         comp.close()
-        assert got == ['k,RDTSC,16.00\n', 'k,RDTSC,32.00\n', 'k,RDTSC,48.00\n', 'k,RDTSC,16.00\n']
+        assert got == ['k,RDTSC,16.00,,\n', 'k,RDTSC,32.00,,\n', 'k,RDTSC,48.00,,\n', 'k,RDTSC,16.00,,\n']
         assert ('to_image', F.BENCH, s.seq - 2 & 0xFF) in proxy.dropped
         assert ('to_host', F.RESULT, s.seq - 1 & 0xFF) in proxy.dropped
         assert s.stats.retransmissions >= 1 and s.stats.polls >= 1
@@ -185,11 +185,11 @@ def test_pty_as_the_serial_device(tmp_path):
         comp = Compiler(ROOT)
         text, files = comp.compile(['-asm', '"%s"' % ADD2, '-unroll_count', '100'])
         payload = F.bench_payload(files, text)
-        assert s.request(F.BENCH, payload) == b'k,RDTSC,32.00\n'
+        assert s.request(F.BENCH, payload) == b'k,RDTSC,32.00,,\n'
         n = 50
         t = time.monotonic()
         for _ in range(n):
-            assert s.request(F.BENCH, F.bench_payload({}, text)) == b'k,RDTSC,32.00\n'
+            assert s.request(F.BENCH, F.bench_payload({}, text)) == b'k,RDTSC,32.00,,\n'
         per = (time.monotonic() - t) / n
         print('\npty: %.1f ms per round trip; request %d bytes, reply %d bytes'
               % (per * 1000, F.OVERHEAD + len(F.bench_payload({}, text)), F.OVERHEAD + 14))

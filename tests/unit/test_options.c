@@ -126,10 +126,10 @@ NB_TEST(options_ambiguous_prefix_lists_candidates)
     REJECTS(HOST, "option -pl is ambiguous (-plan, -plan_cpu)", "-pl");
     REJECTS(HOST,
             "option -a is ambiguous (-asm, -asm_init, -asm_late_init, -asm_one_time_init, "
-            "-alignment_offset, -avg)",
+            "-alignment_offset, -avg, -asm_syntax)",
             "-a");
     REJECTS(HOST, "option -r is ambiguous (-range, -remove_empty_events, -r14_size, -rdi_size, -rsi_size, -rbp_size, -rsp_size, -results)", "-r");
-    REJECTS(HOST, "option -as is ambiguous (-asm, -asm_init, -asm_late_init, -asm_one_time_init)",
+    REJECTS(HOST, "option -as is ambiguous (-asm, -asm_init, -asm_late_init, -asm_one_time_init, -asm_syntax)",
             "-as", "x");
 }
 

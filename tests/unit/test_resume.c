@@ -32,7 +32,7 @@ static void interrupted_first_boot(struct host_platform *h, uint64_t hash, int d
 {
     host_fs_add_text(h, "nanobench/results/last-run", "1\n");
     host_fs_add_text(h, "nanobench/results/run-0001.txt", "nanoBench-EFI 0.1.0\n[a]\nRDTSC: 0.00\n");
-    host_fs_add_text(h, "nanobench/results/run-0001.csv", "benchmark,event,value\na,RDTSC,0.00\n");
+    host_fs_add_text(h, "nanobench/results/run-0001.csv", "benchmark,event,value,min,max\na,RDTSC,0.00,,\n");
     char state[256];
     snprintf(state, sizeof(state),
              "nanobench-state 1\nrun 1\nsuite 0x%llx\nnext 2\nbenchmarks 1\nerrors 0\ndone %d\n",
@@ -54,7 +54,7 @@ NB_TEST(resume_continues_the_interrupted_run)
     CHECK(strstr(txt, "nanoBench-EFI done: 3 benchmarks, 1 error, finish: shutdown\n"));
     CHECK(strstr(txt, "[a]\nRDTSC: 0.00\n") == strstr(txt, "[a]")); /* a is not run again */
     const char *csv = host_fs_text(&h, "nanobench/results/run-0001.csv");
-    CHECK(strstr(csv, "a,RDTSC,0.00\nkiller,error,machine reset while running\nc,RDTSC,"));
+    CHECK(strstr(csv, "a,RDTSC,0.00,,\nkiller,error,machine reset while running,,\nc,RDTSC,"));
     CHECK(host_fs_find(&h, "nanobench/results/run-0002.txt") == NULL);
     struct resume_state st;
     REQUIRE(resume_read(&h.p, &st));
@@ -120,11 +120,11 @@ NB_TEST(resume_batched_state_cuts_files_and_runs_again)
     machine(&h);
     uint64_t hash = resume_hash(SUITE, strlen(SUITE));
     static const char txt[] = "nanoBench-EFI 0.1.0\n[a]\nRDTSC: 0.00\n";
-    static const char csv[] = "benchmark,event,value\na,RDTSC,0.00\n";
+    static const char csv[] = "benchmark,event,value,min,max\na,RDTSC,0.00,,\n";
     host_fs_add_text(&h, "nanobench/results/last-run", "1\n");
     /* `killer`'s block made it to the files after the last commit, uncommitted. */
     host_fs_add_text(&h, "nanobench/results/run-0001.txt", "nanoBench-EFI 0.1.0\n[a]\nRDTSC: 0.00\n[killer]\nRDTSC: 9.00\n");
-    host_fs_add_text(&h, "nanobench/results/run-0001.csv", "benchmark,event,value\na,RDTSC,0.00\nkiller,RDTSC,9.00\n");
+    host_fs_add_text(&h, "nanobench/results/run-0001.csv", "benchmark,event,value,min,max\na,RDTSC,0.00,,\nkiller,RDTSC,9.00,,\n");
     char state[320];
     snprintf(state, sizeof(state),
              "nanobench-state 1\nrun 1\nsuite 0x%llx\nnext 2\nbenchmarks 1\nerrors 0\ndone 0\n"
