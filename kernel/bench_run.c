@@ -7,6 +7,7 @@
 #include "bench_fault.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
+#include "lapic_quiet.h"
 #include "msr_names.h"
 #include "pmu_msrs.h"
 #include "nb_text.h"
@@ -239,9 +240,51 @@ static void dump_measurements(struct bench_context *c, const int64_t copies[2], 
 }
 
 /*
- * Runs a batch on the benchmark's processor. Returns NB_OK, or NB_EFAULT with
- * the fault described in `error` (the run is named by `run`).
+ * One procedure on the benchmark's processor: the local APIC quietened
+ * (lapic_quiet.h) and, with the timer scheme, the watchdog armed; the batch;
+ * then everything restored. All in the same call, because a firmware may
+ * reset that processor's local APIC between two calls (EDK II wakes an AP
+ * from HLT with INIT-SIPI-SIPI, SDM vol. 3A 11.4.7.3).
  */
+struct bench_cpu_call {
+    struct bench_context *c;
+    const struct codegen_params *params;
+    void (*fn)(void *arg);
+    void *arg;
+    const struct codegen_data *data;
+};
+
+static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
+{
+    struct bench_cpu_call *call = arg;
+    struct bench_context *c = call->c;
+    if (call->params->watchdog) {
+        watchdog_arm(c->watchdog, local);
+        call->fn(call->arg);
+        watchdog_disarm(c->watchdog, local,
+                        call->data->fault_happened && call->data->fault_vector == WATCHDOG_VECTOR);
+        return;
+    }
+    /* The NMI watchdog or none: every entry masked, the firmware's task priority kept. */
+    struct lapic_quiet q = { 0 };
+    if (c->mask_interrupts && local->lapic_read)
+        lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
+    call->fn(call->arg);
+    lapic_quiet_leave(&q, local);
+}
+
+static int run_on_bench_cpu(struct bench_context *c, const struct codegen_params *params,
+                            void (*fn)(void *arg), void *arg, const struct codegen_data *data)
+{
+    struct bench_cpu_call call = { c, params, fn, arg, data };
+    if (c->cpu_p)
+        return nb_run_locally(c->cpu_p, bench_cpu_procedure, &call);
+    if (c->cpu != nb_current_cpu(c->p))
+        return nb_run_on_cpu(c->p, c->cpu, fn, arg);
+    bench_cpu_procedure(c->p, &call);
+    return NB_OK;
+}
+
 /* The benchmark's time budget, in TSC ticks, and when it started. */
 struct budget {
     bool on;
@@ -268,7 +311,7 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                            c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
                            c->fake_run_arg };
     data->fault_happened = 0;
-    int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
+    int st = run_on_bench_cpu(c, params, run_batch_execute, &b, data);
     c->smi_repeated += b.smi_repeated;
     c->smi_kept += b.smi_kept;
     if (st != NB_OK) {
@@ -313,21 +356,18 @@ static void watch_begin(struct bench_context *c, const struct bench_options *o, 
         w->nmi = true;
         w->timer = false;
     }
+    /* Armed by each batch's procedure on the benchmark's processor (bench_cpu_procedure). */
     if (w->timer) {
         params->watchdog = true;
         params->lapic_mmio_base = c->watchdog->mmio_base;
         params->spurious_vector = c->watchdog->spurious_vector;
-        watchdog_arm(c->watchdog, c->cpu_p);
     }
 }
 
-static void watch_end(struct bench_context *c, const struct watch *w, const struct codegen_data *data)
+static void watch_end(struct bench_context *c, const struct watch *w)
 {
     if (w->nmi)
         nmi_watchdog_end(c->nmi);
-    if (w->timer)
-        watchdog_disarm(c->watchdog, c->cpu_p,
-                        data && data->fault_happened && data->fault_vector == WATCHDOG_VECTOR);
 }
 
 static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
@@ -654,7 +694,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
-    watch_end(c, &watch, data);
+    watch_end(c, &watch);
     c->smi_check = saved_smi_check;
     return status;
 }
@@ -727,7 +767,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
     mica_capture_current = cap;
-    int st = nb_run_on_cpu(p, c->cpu, run_once, (void *)fn);
+    int st = run_on_bench_cpu(c, &params, run_once, (void *)fn, data);
     mica_capture_current = NULL;
     if (st != NB_OK) {
         status = fail(error, error_cap, NB_EINVAL, "processor %u cannot run the code", c->cpu);
@@ -753,7 +793,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         status = NB_ENOMEM;
     }
 out:
-    watch_end(c, &watch, data);
+    watch_end(c, &watch);
     p->free_mem(p->ctx, buf, buf_size);
     return status;
 }
