@@ -109,11 +109,12 @@ static void print_fingerprint(struct run_state *s)
     if (timer && nmi_watchdog_init(&s->nmi, s->p, s->watchdog.apic_hz, m.tsc_hz))
         report_line(&s->report, "watchdog: NMI from another processor (it sleeps until the deadline on "
                                 "its APIC timer, %llu kHz after /128); benchmarks run with interrupts "
-                                "disabled and are stopped after -timeout seconds (default %d); under "
+                                "disabled and every LVT entry masked, and are stopped after -timeout "
+                                "seconds (default %d); under "
                                 "QEMU -icount the local APIC timer instead",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
     else if (timer)
-        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; LINT0/LINT1 masked, "
+        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; the other LVT entries masked, "
                                 "task priority 0xE0, spurious vector 0x%x); a benchmark is stopped "
                                 "after -timeout seconds (default %d)",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), s->watchdog.spurious_vector,
