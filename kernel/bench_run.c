@@ -70,7 +70,7 @@ static uint64_t bench_tsc(const struct bench_context *c)
 
 void bench_benchmark_begin(struct bench_context *c)
 {
-    c->benchmark_start = bench_tsc(c);
+    c->benchmark_used = 0;
     c->benchmark_started = true;
 }
 
@@ -252,7 +252,16 @@ struct bench_cpu_call {
     void (*fn)(void *arg);
     void *arg;
     const struct codegen_data *data;
+    uint64_t spent; /* out: TSC ticks fn ran */
 };
+
+/* fn, timed on its processor's TSC. */
+static void timed(const struct nb_platform *local, struct bench_cpu_call *call)
+{
+    uint64_t start = local->read_tsc(local->ctx);
+    call->fn(call->arg);
+    call->spent = local->read_tsc(local->ctx) - start;
+}
 
 static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
 {
@@ -260,7 +269,7 @@ static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
     struct bench_context *c = call->c;
     if (call->params->watchdog) {
         watchdog_arm(c->watchdog, local);
-        call->fn(call->arg);
+        timed(local, call);
         watchdog_disarm(c->watchdog, local,
                         call->data->fault_happened && call->data->fault_vector == WATCHDOG_VECTOR);
         return;
@@ -269,26 +278,35 @@ static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
     struct lapic_quiet q = { 0 };
     if (c->mask_interrupts && local->lapic_read)
         lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
-    call->fn(call->arg);
+    timed(local, call);
     lapic_quiet_leave(&q, local);
 }
 
-static int run_on_bench_cpu(struct bench_context *c, const struct codegen_params *params,
-                            void (*fn)(void *arg), void *arg, const struct codegen_data *data)
+/* Without a processor platform: c->p's calls act on whichever processor runs them. */
+static void bench_cpu_entry(void *arg)
 {
-    struct bench_cpu_call call = { c, params, fn, arg, data };
-    if (c->cpu_p)
-        return nb_run_locally(c->cpu_p, bench_cpu_procedure, &call);
-    if (c->cpu != nb_current_cpu(c->p))
-        return nb_run_on_cpu(c->p, c->cpu, fn, arg);
-    bench_cpu_procedure(c->p, &call);
-    return NB_OK;
+    struct bench_cpu_call *call = arg;
+    bench_cpu_procedure(call->c->p, call);
 }
 
-/* The benchmark's time budget, in TSC ticks, and when it started. */
+/* Runs fn(arg) in the procedure on the benchmark's processor; *spent: the TSC ticks it took. */
+static int run_on_bench_cpu(struct bench_context *c, const struct codegen_params *params,
+                            void (*fn)(void *arg), void *arg, const struct codegen_data *data,
+                            uint64_t *spent)
+{
+    struct bench_cpu_call call = { c, params, fn, arg, data, 0 };
+    int st = c->cpu_p ? nb_run_locally(c->cpu_p, bench_cpu_procedure, &call)
+                      : nb_run_on_cpu(c->p, c->cpu, bench_cpu_entry, &call);
+    *spent = call.spent;
+    return st;
+}
+
+/* The benchmark's time budget, in TSC ticks, and what its code has used of it. */
 struct budget {
     bool on;
-    uint64_t start, ticks;
+    uint64_t ticks;
+    uint64_t *used; /* c->benchmark_used, or `own` for a measurement outside a benchmark */
+    uint64_t own;
     int64_t seconds;
 };
 
@@ -298,7 +316,7 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                      struct budget *budget)
 {
     if (budget->on) {
-        uint64_t used = bench_tsc(c) - budget->start;
+        uint64_t used = *budget->used;
         if (used >= budget->ticks) {
             nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)",
                         (long long)budget->seconds, run);
@@ -311,7 +329,9 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
                            c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
                            c->fake_run_arg };
     data->fault_happened = 0;
-    int st = run_on_bench_cpu(c, params, run_batch_execute, &b, data);
+    uint64_t spent = 0;
+    int st = run_on_bench_cpu(c, params, run_batch_execute, &b, data, &spent);
+    *budget->used += spent;
     c->smi_repeated += b.smi_repeated;
     c->smi_kept += b.smi_kept;
     if (st != NB_OK) {
@@ -350,7 +370,7 @@ static void watch_begin(struct bench_context *c, const struct bench_options *o, 
     volatile uint32_t *nmi_state = NULL;
     if (c->nmi && c->catch_faults && budget->on && c->cpu_p->apic_id && o->qemu_icount < 0)
         nmi_state = nmi_watchdog_begin(c->nmi, c->cpu, c->cpu_p->apic_id(c->cpu_p->ctx),
-                                       budget->start + budget->ticks);
+                                       bench_tsc(c) + (budget->ticks - *budget->used));
     if (nmi_state) {
         params->nmi_state = (uint64_t)(uintptr_t)nmi_state;
         w->nmi = true;
@@ -558,11 +578,11 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
      * The budget is checked before every batch wherever the TSC frequency is
      * known; the watchdog (ring 0) also ends a batch that overruns it.
      */
-    struct budget budget = { false, 0, 0, o->timeout };
+    struct budget budget = { false, 0, NULL, 0, o->timeout };
+    budget.used = c->benchmark_started ? &c->benchmark_used : &budget.own;
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
-        budget.start = c->benchmark_started ? c->benchmark_start : bench_tsc(c);
     }
     struct watch watch;
     watch_begin(c, o, &budget, &params, &watch);
@@ -744,12 +764,12 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
      * QEMU's TCG, a few on hardware); a hang still ends once tracing has
      * stopped at -mica_max_instructions.
      */
-    struct budget budget = { false, 0, 0, o->timeout };
+    struct budget budget = { false, 0, NULL, 0, o->timeout };
+    budget.used = &budget.own;
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz +
                        (uint64_t)o->mica_max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
-        budget.start = bench_tsc(c);
     }
     struct watch watch;
     watch_begin(c, o, &budget, &params, &watch);
@@ -767,7 +787,8 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
     mica_capture_current = cap;
-    int st = run_on_bench_cpu(c, &params, run_once, (void *)fn, data);
+    uint64_t spent;
+    int st = run_on_bench_cpu(c, &params, run_once, (void *)fn, data, &spent);
     mica_capture_current = NULL;
     if (st != NB_OK) {
         status = fail(error, error_cap, NB_EINVAL, "processor %u cannot run the code", c->cpu);

@@ -58,7 +58,13 @@ struct bench_context {
      * bench_measure of it spends from the same budget.
      */
     bool benchmark_started;
-    uint64_t benchmark_start; /* TSC of the benchmark's processor */
+    /*
+     * TSC ticks the benchmark's code has run so far, measured on its
+     * processor around each batch: -timeout counts only the benchmark, not
+     * code generation, firmware calls or (-cpu N) the firmware's round trips
+     * to the other processor.
+     */
+    uint64_t benchmark_used;
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
     /*
