@@ -4,6 +4,7 @@
 #include "bench_run.h"
 #include "bench_batch.h"
 #include "bench_codegen.h"
+#include "bench_cpu_state.h"
 #include "bench_fault.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
@@ -267,19 +268,22 @@ static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
 {
     struct bench_cpu_call *call = arg;
     struct bench_context *c = call->c;
+    struct bench_cpu_state state;
+    bench_cpu_state_enter(&state, local, c->xsave_mask, c->lfence_de_cfg);
     if (call->params->watchdog) {
         watchdog_arm(c->watchdog, local);
         timed(local, call);
         watchdog_disarm(c->watchdog, local,
                         call->data->fault_happened && call->data->fault_vector == WATCHDOG_VECTOR);
-        return;
+    } else {
+        /* The NMI watchdog or none: every entry masked, the firmware's task priority kept. */
+        struct lapic_quiet q = { 0 };
+        if (c->mask_interrupts && local->lapic_read)
+            lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
+        timed(local, call);
+        lapic_quiet_leave(&q, local);
     }
-    /* The NMI watchdog or none: every entry masked, the firmware's task priority kept. */
-    struct lapic_quiet q = { 0 };
-    if (c->mask_interrupts && local->lapic_read)
-        lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
-    timed(local, call);
-    lapic_quiet_leave(&q, local);
+    bench_cpu_state_leave(&state, local);
 }
 
 /* Without a processor platform: c->p's calls act on whichever processor runs them. */

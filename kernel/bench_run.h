@@ -118,6 +118,8 @@ struct bench_context {
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
     uint32_t xsave_size;
+    /* AMD: the session set DE_CFG[1] on the benchmark's processor (LFENCE_SET_FOR_SESSION). */
+    bool lfence_de_cfg;
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
     /*

@@ -348,9 +348,11 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     }
     uint64_t saved_xsave_mask = s->bench.xsave_mask;
     uint32_t saved_xsave_size = s->bench.xsave_size;
+    bool saved_lfence_de_cfg = s->bench.lfence_de_cfg;
     if (!here) {
         s->bench.xsave_mask = cpu_session.xsave.xcr0;
         s->bench.xsave_size = cpu_session.xsave.area_size;
+        s->bench.lfence_de_cfg = cpu_session.lfence.state == LFENCE_SET_FOR_SESSION;
     }
     unsigned saved_cpu = s->bench.cpu;
     const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
@@ -366,6 +368,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench.cpu_p = saved_cpu_p;
     s->bench.xsave_mask = saved_xsave_mask;
     s->bench.xsave_size = saved_xsave_size;
+    s->bench.lfence_de_cfg = saved_lfence_de_cfg;
 }
 
 /* -verbose: where the sized memory areas are (physical addresses: the UEFI identity map). */
@@ -632,6 +635,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.tsc_hz = s.tsc_hz;
         s.bench.xsave_mask = s.xsave.xcr0;
         s.bench.xsave_size = s.xsave.area_size;
+        s.bench.lfence_de_cfg = s.lfence.state == LFENCE_SET_FOR_SESSION;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         s.bench.nmi = s.nmi.available ? &s.nmi : NULL;
         run_suite(&s, text, len);

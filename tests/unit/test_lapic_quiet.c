@@ -14,8 +14,10 @@
 #include "host_platform.h"
 #include "lapic_quiet.h"
 #include "lapic_regs.h"
+#include "lfence_serialise.h"
 #include "msr_names.h"
 #include "nb_test.h"
+#include "xsave_state.h"
 
 #include <string.h>
 
@@ -37,6 +39,7 @@ static int (*host_write_msr)(void *ctx, uint32_t msr, uint64_t value);
 /* What the benchmark saw, per run. */
 static struct fake_apic during;
 static unsigned during_cpu;
+static uint64_t during_cr4, during_xcr0, during_de_cfg;
 static int runs;
 
 static int apic_read(void *ctx, uint32_t reg, uint32_t *value)
@@ -112,6 +115,25 @@ static void init_reset(struct fake_apic *a)
         a->regs[lvts[i] / 4] = LVT_MASKED;
 }
 
+/*
+ * Per processor CR4 and XCR0 (the host platform keeps one pair, swapped on
+ * every call) and DE_CFG; after INIT the firmware's AP code loads the CR4 it
+ * saved at boot, without OSXSAVE, and XCR0 is at its reset value.
+ */
+static struct host_platform *machine;
+static uint64_t cr4s[N_CPUS], xcr0s[N_CPUS], de_cfgs[N_CPUS];
+#define FIRMWARE_CR4 0x668ull /* PAE, PGE, OSFXSR, OSXMMEXCPT */
+
+static void switch_cpu(unsigned from, unsigned to)
+{
+    cr4s[from] = machine->cr4;
+    xcr0s[from] = machine->xcr0;
+    de_cfgs[from] = host_msr_get(machine, MSR_AMD_DE_CFG);
+    machine->cr4 = cr4s[to];
+    machine->xcr0 = xcr0s[to];
+    host_msr_set(machine, MSR_AMD_DE_CFG, de_cfgs[to]);
+}
+
 static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
 {
     (void)ctx;
@@ -120,12 +142,19 @@ static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
     unsigned saved = current;
     if (cpu != current) {
         calls++;
-        if (init_on_every_call)
+        if (init_on_every_call) {
             init_reset(&apics[cpu]);
+            cr4s[cpu] = FIRMWARE_CR4;
+            xcr0s[cpu] = XCR0_RESET;
+            de_cfgs[cpu] &= ~DE_CFG_LFENCE_SERIALIZE;
+        }
+        switch_cpu(saved, cpu);
     }
     current = cpu;
     fn(arg);
     current = saved;
+    if (cpu != saved)
+        switch_cpu(cpu, saved);
     return NB_OK;
 }
 
@@ -155,6 +184,9 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
     (void)copies;
     during = apics[current];
     during_cpu = current;
+    during_cr4 = machine->cr4;
+    during_xcr0 = machine->xcr0;
+    during_de_cfg = host_msr_get(machine, MSR_AMD_DE_CFG);
     runs++;
     for (size_t k = 0; k < n_reads; k++) {
         data->m1[k] = 1000;
@@ -188,8 +220,11 @@ static bool rig_up(struct rig *x, unsigned cpu, bool timer_watchdog)
     x->h.p.cpu_count = cpu_count;
     x->h.p.current_cpu = current_cpu;
     x->h.p.run_on_cpu = run_on_cpu;
-    for (unsigned i = 0; i < N_CPUS; i++)
+    machine = &x->h;
+    for (unsigned i = 0; i < N_CPUS; i++) {
         firmware_apic(&apics[i]);
+        cr4s[i] = xcr0s[i] = de_cfgs[i] = 0;
+    }
     current = 0;
     calls = 0;
     runs = 0;
@@ -366,5 +401,41 @@ NB_TEST(lapic_quiet_restores_the_other_processor)
     CHECK_EQ_U64(during.regs[LAPIC_TPR / 4], 0xE0);
     check_firmware_state(&apics[1]);
     check_firmware_state(&apics[0]);
+    rig_down(&x);
+}
+
+/*
+ * The same firmware also puts back its own CR4 (no OSXSAVE) on every wake-up,
+ * XCR0 is at its reset value and DE_CFG[1] clear: the procedure that runs the
+ * code sets what the code needs (XSAVE of x87/SSE/AVX, a serialising LFENCE)
+ * and leaves the firmware's values behind.
+ */
+NB_TEST(lapic_quiet_xsave_and_de_cfg_checked_in_the_call_that_runs_the_code)
+{
+    struct rig x;
+    REQUIRE(rig_up(&x, 1, true));
+    host_cpuid_set(&x.h, 0xD, 0, 0x7, 832, 832, 0);
+    host_control_regs_enable(&x.h, FIRMWARE_CR4 | CR4_OSXSAVE, 0x7); /* the boot processor's session */
+    host_msr_set(&x.h, MSR_AMD_DE_CFG, 0x2 | 0x1000);
+    de_cfgs[1] = 0x2 | 0x1000; /* the session had set DE_CFG[1] on processor 1 too */
+    x.bench.xsave_mask = 0x7;
+    x.bench.xsave_size = 832;
+    x.bench.lfence_de_cfg = true;
+    init_on_every_call = true;
+    bool ok = measure(&x);
+    init_on_every_call = false;
+    REQUIRE(ok);
+    CHECK_EQ_INT(during_cpu, 1);
+    CHECK_EQ_U64(during_cr4, FIRMWARE_CR4 | CR4_OSXSAVE);
+    CHECK_EQ_U64(during_xcr0, 0x7);
+    CHECK_EQ_U64(during_de_cfg, 0x1002);
+    CHECK_EQ_U64(during.regs[LAPIC_LVT_TIMER / 4], LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR);
+    /* Processor 1 as its firmware left it; the boot processor untouched. */
+    CHECK_EQ_U64(cr4s[1], FIRMWARE_CR4);
+    CHECK_EQ_U64(xcr0s[1], XCR0_RESET);
+    CHECK_EQ_U64(de_cfgs[1], 0x1000);
+    CHECK_EQ_U64(x.h.cr4, FIRMWARE_CR4 | CR4_OSXSAVE);
+    CHECK_EQ_U64(x.h.xcr0, 0x7);
+    CHECK_EQ_INT(x.h.bad_xcr_accesses, 0);
     rig_down(&x);
 }
