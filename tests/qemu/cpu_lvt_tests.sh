@@ -54,3 +54,19 @@ test_cpu_suite_73() {
 }
 
 run_test cpu_suite_73 test_cpu_suite_73
+
+# Three processors, no -icount: processor 2 watches, and `cli; jmp $` on
+# -cpu 1 (every LVT entry of processor 1 masked, IF=0) is stopped by its NMI;
+# processor 1 measures again afterwards, and so does the boot processor.
+test_cpu_hang_nmi() {
+    local out
+    printf '%s\n' 'h: -asm "cli; jmp $" -cpu 1 -timeout 2' 'a: -asm "ADD RAX, RBX; ADD RBX, RAX" -cpu 1' \
+        'h0: -asm "cli; jmp $" -timeout 2' 'b: -asm "ADD RAX, RBX; ADD RBX, RAX"' >"$TMP/cpu_nmi.suite"
+    out=$(QEMU_SMP=3 suite_with_errors cpu_nmi "$TMP/cpu_nmi.suite") || { echo "$out"; return 1; }
+    expect_eq "results" "$(printf '[h]\nerror: timeout after 2 s (in the base run)\n[a]\nRDTSC: (a value)\n[h0]\nerror: timeout after 2 s (in the base run)\n[b]\nRDTSC: (a value)')" \
+        "$(sed 's/^RDTSC: [0-9][0-9.]*$/RDTSC: (a value)/' <<<"$out")" || return 1
+    grep -q '^watchdog: NMI from another processor (' "$TMP/cpu_nmi/run-0001.txt" ||
+        { echo "no NMI watchdog line"; return 1; }
+}
+
+run_test cpu_hang_nmi test_cpu_hang_nmi
