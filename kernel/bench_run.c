@@ -250,19 +250,10 @@ static void dump_measurements(struct bench_context *c, const int64_t copies[2], 
 struct bench_cpu_call {
     struct bench_context *c;
     const struct codegen_params *params;
-    void (*fn)(void *arg);
+    void (*fn)(const struct nb_platform *local, void *arg);
     void *arg;
-    const struct codegen_data *data;
-    uint64_t spent; /* out: TSC ticks fn ran */
+    const struct codegen_data *data; /* the code's data page, as fn last ran it (fn updates it) */
 };
-
-/* fn, timed on its processor's TSC. */
-static void timed(const struct nb_platform *local, struct bench_cpu_call *call)
-{
-    uint64_t start = local->read_tsc(local->ctx);
-    call->fn(call->arg);
-    call->spent = local->read_tsc(local->ctx) - start;
-}
 
 static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
 {
@@ -272,7 +263,7 @@ static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
     bench_cpu_state_enter(&state, local, c->xsave_mask, c->lfence_de_cfg);
     if (call->params->watchdog) {
         watchdog_arm(c->watchdog, local);
-        timed(local, call);
+        call->fn(local, call->arg);
         watchdog_disarm(c->watchdog, local,
                         call->data->fault_happened && call->data->fault_vector == WATCHDOG_VECTOR);
     } else {
@@ -280,7 +271,7 @@ static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
         struct lapic_quiet q = { 0 };
         if (c->mask_interrupts && local->lapic_read)
             lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
-        timed(local, call);
+        call->fn(local, call->arg);
         lapic_quiet_leave(&q, local);
     }
     bench_cpu_state_leave(&state, local);
@@ -293,16 +284,12 @@ static void bench_cpu_entry(void *arg)
     bench_cpu_procedure(call->c->p, call);
 }
 
-/* Runs fn(arg) in the procedure on the benchmark's processor; *spent: the TSC ticks it took. */
-static int run_on_bench_cpu(struct bench_context *c, const struct codegen_params *params,
-                            void (*fn)(void *arg), void *arg, const struct codegen_data *data,
-                            uint64_t *spent)
+/* Runs fn(local, arg) in the procedure on the benchmark's processor (call: c, params, fn, arg, data). */
+static int run_on_bench_cpu(struct bench_cpu_call *call)
 {
-    struct bench_cpu_call call = { c, params, fn, arg, data, 0 };
-    int st = c->cpu_p ? nb_run_locally(c->cpu_p, bench_cpu_procedure, &call)
-                      : nb_run_on_cpu(c->p, c->cpu, bench_cpu_entry, &call);
-    *spent = call.spent;
-    return st;
+    struct bench_context *c = call->c;
+    return c->cpu_p ? nb_run_locally(c->cpu_p, bench_cpu_procedure, call)
+                    : nb_run_on_cpu(c->p, c->cpu, bench_cpu_entry, call);
 }
 
 /* The benchmark's time budget, in TSC ticks, and what its code has used of it. */
@@ -314,43 +301,115 @@ struct budget {
     int64_t seconds;
 };
 
-static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                     const struct codegen_params *params, const struct codegen_layout *layout, const char *run, int64_t warm_up,
-                     int64_t n, int64_t *const *values, char *error, size_t error_cap,
-                     struct budget *budget)
+static void *emit(struct bench_context *c, int r, uint8_t *buf, size_t cap, struct codegen_params *params,
+                  struct codegen_layout *layout, bool once);
+
+/* One stage of a measurement: the one-time init, the initial warm-up, the base or the main run. */
+struct stage {
+    const char *run;
+    uint8_t *buf;
+    size_t cap;
+    int region;
+    bool once;
+    int64_t copies, loop_count, warm_up, n;
+    int64_t *const *values; /* NULL: runs whose readings are not kept */
+};
+
+/* Every stage of a measurement, generated and run in one procedure on the benchmark's processor. */
+struct measure_call {
+    struct bench_context *c;
+    struct codegen_params *params;
+    struct budget *budget;
+    struct stage stages[4];
+    int n_stages;
+    struct bench_cpu_call *cpu_call;
+    /* Out: how it ended, in which stage, with that stage's data page and code layout. */
+    enum { STAGES_DONE, STAGES_NO_FIT, STAGES_OUT_OF_TIME, STAGES_FAULT } end;
+    int stage;
+    struct codegen_data *data;
+    struct codegen_layout layout;
+    unsigned smi_repeated, smi_kept;
+};
+
+static void run_stages(const struct nb_platform *local, void *arg)
 {
-    if (budget->on) {
-        uint64_t used = *budget->used;
-        if (used >= budget->ticks) {
-            nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)",
-                        (long long)budget->seconds, run);
-            return NB_EFAULT;
+    struct measure_call *mc = arg;
+    struct bench_context *c = mc->c;
+    struct codegen_params *params = mc->params;
+    struct budget *budget = mc->budget;
+    mc->end = STAGES_DONE;
+    for (mc->stage = 0; mc->stage < mc->n_stages; mc->stage++) {
+        const struct stage *st = &mc->stages[mc->stage];
+        params->copies = st->copies;
+        params->loop_count = st->loop_count;
+        mc->data = (struct codegen_data *)st->buf;
+        mc->cpu_call->data = mc->data;
+        generated_fn fn = (generated_fn)emit(c, st->region, st->buf, st->cap, params, &mc->layout, st->once);
+        if (!fn) {
+            mc->end = STAGES_NO_FIT;
+            return;
         }
-        if (c->watchdog)
-            data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
+        /* The budget is checked before every batch; the watchdog (ring 0) ends a batch that overruns it. */
+        if (budget->on) {
+            if (*budget->used >= budget->ticks) {
+                mc->end = STAGES_OUT_OF_TIME;
+                return;
+            }
+            if (c->watchdog)
+                mc->data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - *budget->used, c->tsc_hz);
+        }
+        struct run_batch b = { fn, mc->data, c->n_reads, c->smi_check ? 1 : 0, st->warm_up, st->n, st->values,
+                               c->smi_check, 0, 0, params->reads, params->copies, c->fake_run, c->fake_run_arg };
+        mc->data->fault_happened = 0;
+        uint64_t start = local->read_tsc(local->ctx);
+        run_batch_execute(&b);
+        *budget->used += local->read_tsc(local->ctx) - start;
+        mc->smi_repeated += b.smi_repeated;
+        mc->smi_kept += b.smi_kept;
+        if (run_batch_faulted(mc->data)) {
+            mc->end = STAGES_FAULT;
+            return;
+        }
     }
-    struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
-                           c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
-                           c->fake_run_arg };
-    data->fault_happened = 0;
-    uint64_t spent = 0;
-    int st = run_on_bench_cpu(c, params, run_batch_execute, &b, data, &spent);
-    *budget->used += spent;
-    c->smi_repeated += b.smi_repeated;
-    c->smi_kept += b.smi_kept;
+}
+
+/* Runs every stage on the benchmark's processor; NB_OK, or the error of the stage that failed. */
+static int measure_stages(struct measure_call *mc, char *error, size_t error_cap)
+{
+    struct bench_context *c = mc->c;
+    struct bench_cpu_call call = { c, mc->params, run_stages, mc, NULL };
+    mc->cpu_call = &call;
+    mc->data = (struct codegen_data *)mc->stages[0].buf;
+    call.data = mc->data;
+    int st = run_on_bench_cpu(&call);
+    c->smi_repeated += mc->smi_repeated;
+    c->smi_kept += mc->smi_kept;
     if (st != NB_OK) {
         nb_snprintf(error, error_cap, "processor %u cannot run the code", c->cpu);
         return NB_EINVAL;
     }
-    if (run_batch_faulted(data)) {
-        if (budget->on && data->fault_vector == WATCHDOG_VECTOR)
-            nb_snprintf(error, error_cap, "timeout after %lld s (in the %s)",
-                        (long long)budget->seconds, run);
+    const struct stage *stage = &mc->stages[mc->stage < mc->n_stages ? mc->stage : mc->n_stages - 1];
+    switch (mc->end) {
+    case STAGES_DONE:
+        return NB_OK;
+    case STAGES_NO_FIT:
+        nb_snprintf(error, error_cap, stage->once ? "one-time init code does not fit (%llu)"
+                                                  : "generated code does not fit (%llu)",
+                    (unsigned long long)stage->cap);
+        return NB_ENOMEM;
+    case STAGES_OUT_OF_TIME:
+        nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)", (long long)mc->budget->seconds,
+                    stage->run);
+        return NB_EFAULT;
+    case STAGES_FAULT:
+        if (mc->budget->on && mc->data->fault_vector == WATCHDOG_VECTOR)
+            nb_snprintf(error, error_cap, "timeout after %lld s (in the %s)", (long long)mc->budget->seconds,
+                        stage->run);
         else
-            fault_describe(error, error_cap, data, layout, run);
+            fault_describe(error, error_cap, mc->data, &mc->layout, stage->run);
         return NB_EFAULT;
     }
-    return NB_OK;
+    return NB_EFAULT;
 }
 
 /* Which watchdog stops this benchmark's code if it never ends (watchdog.h, nmi_watchdog.h). */
@@ -539,7 +598,6 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     uint8_t *buf = NULL;
     int64_t *store = NULL;
     size_t store_bytes = 0;
-    struct codegen_data *data = NULL; /* of the last run */
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
@@ -644,59 +702,39 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         base_values[k] = store + (size_t)n * k;
         main_values[k] = store + (size_t)n * (c->n_reads + k);
     }
-    data = (struct codegen_data *)first_buf;
 
-    struct codegen_layout layout;
-    if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, true);
-        if (!once) {
-            status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
-                          first_cap);
-            goto out;
-        }
-        if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
-                                error_cap, &budget)) != NB_OK)
-            goto out;
-    }
-
-    params.copies = o->unroll_count;
-    if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, false);
-        if (!warm) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", first_cap);
-            goto out;
-        }
-        if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
-                                o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
-            goto out;
-    }
-
+    /*
+     * The stages in order, all generated and run in ONE procedure on the
+     * benchmark's processor (measure_stages): generating code is memory
+     * work, so it needs no firmware either.
+     */
     int64_t copies[2] = { base_copies, main_copies };
     int64_t *const *values[2] = { base_values, main_values };
     int64_t loops[2] = { 0, 0 };
+    struct measure_call mc = { .c = c, .params = &params, .budget = &budget };
+    if (code->len[PART_ONE_TIME_INIT])
+        mc.stages[mc.n_stages++] = (struct stage){ "one-time init", first_buf, first_cap, 0, true,
+                                                   o->unroll_count, o->loop_count, 0, 1, NULL };
+    if (o->initial_warm_up_count > 0)
+        mc.stages[mc.n_stages++] = (struct stage){ "initial warm-up", first_buf, first_cap, 0, false,
+                                                   o->unroll_count, o->loop_count, 0,
+                                                   o->initial_warm_up_count, NULL };
     for (int run = 0; run < 2; run++) {
-        params.copies = copies[run];
         /*
          * nanoBench's basic mode: the baseline has no instructions at all
          * between the two counter reads, so no loop either (its README,
          * "Generated Code"); the main run keeps -loop_count.
          */
-        params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
+        loops[run] = (o->basic_mode && run == 0) ? 0 : o->loop_count;
         uint8_t *run_buf = run == 0 ? first_buf : buf;
-        size_t run_cap = run == 0 ? first_cap : buf_size;
-        data = (struct codegen_data *)run_buf;
         /* One region for both runs: one record of what it holds. */
-        int region = run_buf == first_buf ? 0 : 1;
-        generated_fn fn = (generated_fn)emit(c, region, run_buf, run_cap, &params, &layout, false);
-        if (!fn) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", run_cap);
-            goto out;
-        }
-        loops[run] = params.loop_count;
-        if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
-                                o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
-            goto out;
+        mc.stages[mc.n_stages++] = (struct stage){ run == 0 ? "base run" : "main run", run_buf,
+                                                   run == 0 ? first_cap : buf_size, run_buf == first_buf ? 0 : 1,
+                                                   false, copies[run], loops[run], o->warm_up_count, n,
+                                                   values[run] };
     }
+    if ((status = measure_stages(&mc, error, error_cap)) != NB_OK)
+        goto out;
     if (o->verbose)
         dump_measurements(c, copies, loops, values, n);
 
@@ -725,8 +763,9 @@ out:
 
 #define TRACE_STEP_BUDGET_US 40u
 
-static void run_once(void *fn)
+static void run_once(const struct nb_platform *local, void *fn)
 {
+    (void)local;
     ((generated_fn)fn)();
 }
 
@@ -791,8 +830,8 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
     mica_capture_current = cap;
-    uint64_t spent;
-    int st = run_on_bench_cpu(c, &params, run_once, (void *)fn, data, &spent);
+    struct bench_cpu_call call = { c, &params, run_once, (void *)fn, data };
+    int st = run_on_bench_cpu(&call);
     mica_capture_current = NULL;
     if (st != NB_OK) {
         status = fail(error, error_cap, NB_EINVAL, "processor %u cannot run the code", c->cpu);
