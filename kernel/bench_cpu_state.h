@@ -7,7 +7,7 @@
  * A firmware that wakes an AP with INIT-SIPI-SIPI for every call (EDK II's
  * MpInitLib in HLT mode) resets it and then loads the control registers it
  * saved itself, which need not be the ones the session set on that AP. What
- * is missing is set for the batch and put back after it, so the firmware
+ * is missing is set for the measurement and put back after it, so the firmware
  * finds its own values again.
  */
 #ifndef BENCH_CPU_STATE_H

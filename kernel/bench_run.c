@@ -241,11 +241,12 @@ static void dump_measurements(struct bench_context *c, const int64_t copies[2], 
 }
 
 /*
- * One procedure on the benchmark's processor: the local APIC quietened
- * (lapic_quiet.h) and, with the timer scheme, the watchdog armed; the batch;
- * then everything restored. All in the same call, because a firmware may
- * reset that processor's local APIC between two calls (EDK II wakes an AP
- * from HLT with INIT-SIPI-SIPI, SDM vol. 3A 11.4.7.3).
+ * One procedure on the benchmark's processor: XSAVE state and DE_CFG checked
+ * (bench_cpu_state.h), the local APIC quietened (lapic_quiet.h) and, with
+ * the timer scheme, the watchdog armed; then fn (a measurement's stages, or
+ * a -mica trace run); then everything restored. All in the same call,
+ * because a firmware may reset that processor between two calls (EDK II
+ * wakes an AP from HLT with INIT-SIPI-SIPI, SDM vol. 3A 11.4.7.3).
  */
 struct bench_cpu_call {
     struct bench_context *c;
@@ -349,7 +350,6 @@ static void run_stages(const struct nb_platform *local, void *arg)
             mc->end = STAGES_NO_FIT;
             return;
         }
-        /* The budget is checked before every batch; the watchdog (ring 0) ends a batch that overruns it. */
         if (budget->on) {
             if (*budget->used >= budget->ticks) {
                 mc->end = STAGES_OUT_OF_TIME;
@@ -439,7 +439,7 @@ static void watch_begin(struct bench_context *c, const struct bench_options *o, 
         w->nmi = true;
         w->timer = false;
     }
-    /* Armed by each batch's procedure on the benchmark's processor (bench_cpu_procedure). */
+    /* Armed by the procedure on the benchmark's processor (bench_cpu_procedure). */
     if (w->timer) {
         params->watchdog = true;
         params->lapic_mmio_base = c->watchdog->mmio_base;
@@ -637,8 +637,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     params.n_reads = n_all;
 
     /*
-     * The budget is checked before every batch wherever the TSC frequency is
-     * known; the watchdog (ring 0) also ends a batch that overruns it.
+     * The budget is checked before every stage wherever the TSC frequency is
+     * known; the watchdog (ring 0) also ends a stage that overruns it.
      */
     struct budget budget = { false, 0, NULL, 0, o->timeout };
     budget.used = c->benchmark_started ? &c->benchmark_used : &budget.own;

@@ -60,7 +60,7 @@ struct bench_context {
     bool benchmark_started;
     /*
      * TSC ticks the benchmark's code has run so far, measured on its
-     * processor around each batch: -timeout counts only the benchmark, not
+     * processor around each stage: -timeout counts only the benchmark, not
      * code generation, firmware calls or (-cpu N) the firmware's round trips
      * to the other processor.
      */

@@ -13,7 +13,7 @@
  * (watchdog.h) then takes the masked timer entry for its own vector.
  *
  * Both run on the benchmark's processor inside the one procedure that also
- * runs the batch (bench_run.c): a firmware that wakes that processor with
+ * generates and runs the measurement's stages (bench_run.c): a firmware that wakes that processor with
  * INIT-SIPI-SIPI for every call (EDK II's MpInitLib in HLT mode) resets its
  * local APIC between calls (SDM vol. 3A 11.4.7.3), so nothing set in an
  * earlier call would still hold.
