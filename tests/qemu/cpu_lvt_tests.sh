@@ -70,3 +70,18 @@ test_cpu_hang_nmi() {
 }
 
 run_test cpu_hang_nmi test_cpu_hang_nmi
+
+# Two processors, no -icount: a hang on the boot processor starts the NMI
+# watcher on processor 1, which the next -cpu 1 benchmark takes back; a
+# `jmp $` on -cpu 1 then has no processor left to watch it and is stopped by
+# its own APIC timer, armed in the procedure that runs it.
+test_cpu_mixed_no_icount() {
+    local out
+    printf '%s\n' 'a: -asm "ADD RAX, RBX" -cpu 1' 'b: -asm "cli; jmp $" -timeout 2' 'c: -asm "ADD RAX, RBX" -cpu 1' \
+        'd: -asm "jmp $" -cpu 1 -timeout 2' 'e: -asm "ADD RAX, RBX"' >"$TMP/cpu_mix.suite"
+    out=$(QEMU_SMP=2 suite_with_errors cpu_mix "$TMP/cpu_mix.suite") || { echo "$out"; return 1; }
+    expect_eq "results" "$(printf '[a]\nRDTSC: (a value)\n[b]\nerror: timeout after 2 s (in the base run)\n[c]\nRDTSC: (a value)\n[d]\nerror: timeout after 2 s (in the base run)\n[e]\nRDTSC: (a value)')" \
+        "$(sed 's/^RDTSC: [0-9][0-9.]*$/RDTSC: (a value)/' <<<"$out")"
+}
+
+run_test cpu_mixed_no_icount test_cpu_mixed_no_icount
