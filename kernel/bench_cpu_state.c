@@ -26,7 +26,8 @@ void bench_cpu_state_enter(struct bench_cpu_state *s, const struct nb_platform *
     if (de_cfg_lfence && local->read_msr && local->write_msr &&
         local->read_msr(local->ctx, MSR_AMD_DE_CFG, &s->de_cfg) == NB_OK &&
         !(s->de_cfg & DE_CFG_LFENCE_SERIALIZE))
-        s->de_cfg_changed = local->write_msr(local->ctx, MSR_AMD_DE_CFG, s->de_cfg | DE_CFG_LFENCE_SERIALIZE) == NB_OK;
+        s->de_cfg_changed =
+            local->write_msr(local->ctx, MSR_AMD_DE_CFG, s->de_cfg | DE_CFG_LFENCE_SERIALIZE) == NB_OK;
 }
 
 void bench_cpu_state_leave(struct bench_cpu_state *s, const struct nb_platform *local)

@@ -356,10 +356,12 @@ static void run_stages(const struct nb_platform *local, void *arg)
                 return;
             }
             if (c->watchdog)
-                mc->data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - *budget->used, c->tsc_hz);
+                mc->data->watchdog_count =
+                    watchdog_ticks(c->watchdog, budget->ticks - *budget->used, c->tsc_hz);
         }
-        struct run_batch b = { fn, mc->data, c->n_reads, c->smi_check ? 1 : 0, st->warm_up, st->n, st->values,
-                               c->smi_check, 0, 0, params->reads, params->copies, c->fake_run, c->fake_run_arg };
+        struct run_batch b = { fn, mc->data, c->n_reads, c->smi_check ? 1 : 0, st->warm_up, st->n,
+                               st->values, c->smi_check, 0, 0, params->reads, params->copies,
+                               c->fake_run, c->fake_run_arg };
         mc->data->fault_happened = 0;
         uint64_t start = local->read_tsc(local->ctx);
         run_batch_execute(&b);
@@ -729,9 +731,9 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         uint8_t *run_buf = run == 0 ? first_buf : buf;
         /* One region for both runs: one record of what it holds. */
         mc.stages[mc.n_stages++] = (struct stage){ run == 0 ? "base run" : "main run", run_buf,
-                                                   run == 0 ? first_cap : buf_size, run_buf == first_buf ? 0 : 1,
-                                                   false, copies[run], loops[run], o->warm_up_count, n,
-                                                   values[run] };
+                                                   run == 0 ? first_cap : buf_size,
+                                                   run_buf == first_buf ? 0 : 1, false, copies[run],
+                                                   loops[run], o->warm_up_count, n, values[run] };
     }
     if ((status = measure_stages(&mc, error, error_cap)) != NB_OK)
         goto out;

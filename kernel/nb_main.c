@@ -114,9 +114,9 @@ static void print_fingerprint(struct run_state *s)
                                 "QEMU -icount the local APIC timer instead",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
     else if (timer)
-        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; the other LVT entries masked, "
-                                "task priority 0xE0, spurious vector 0x%x); a benchmark is stopped "
-                                "after -timeout seconds (default %d)",
+        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; the other LVT entries "
+                                "masked, task priority 0xE0, spurious vector 0x%x); a benchmark is "
+                                "stopped after -timeout seconds (default %d)",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), s->watchdog.spurious_vector,
                     OPT_TIMEOUT_DEFAULT);
     else

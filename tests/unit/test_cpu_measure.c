@@ -113,7 +113,8 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
         } else if (r->kind == READ_PMC && (r->ecx & RDPMC_FIXED)) {
             unsigned i = r->ecx & 0xFF;
             uint64_t ctrl = host_msr_get(machine, MSR_IA32_FIXED_CTR_CTRL) >> (4 * i);
-            if (!(ctrl & (FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR)) || !(global >> (GLOBAL_CTRL_FIXED_SHIFT + i) & 1))
+            if (!(ctrl & (FIXED_CTR_CTRL_OS | FIXED_CTR_CTRL_USR)) ||
+                !(global >> (GLOBAL_CTRL_FIXED_SHIFT + i) & 1))
                 n = 0;
         } else if (r->kind == READ_PMC) {
             uint64_t sel = host_msr_get(machine, MSR_IA32_PERFEVTSEL0 + r->ecx);
@@ -156,7 +157,8 @@ static size_t config_names(const char *text, char names[][96], size_t max)
         if (len && line[0] != '#') {
             const char *space = memchr(line, ' ', len);
             if (space)
-                snprintf(names[n++], sizeof(names[0]), "%.*s", (int)(len - (size_t)(space + 1 - line)), space + 1);
+                snprintf(names[n++], sizeof(names[0]), "%.*s", (int)(len - (size_t)(space + 1 - line)),
+                         space + 1);
         }
         line += len + (end ? 1 : 0);
     }
