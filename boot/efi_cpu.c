@@ -8,11 +8,18 @@
  * the handler skips the instruction and raises a flag. Copying the table
  * instead of patching it leaves firmware memory alone (it may be read-only)
  * and keeps every other vector, NMI included, exactly as the firmware had it.
+ *
+ * The copy and the flag are per processor, in a slot found by the APIC ID
+ * (lib/nb_cpu_slots.h): the boot processor, a benchmark's AP (-cpu N) and
+ * the NMI watchdog's AP (whose x2APIC registers are MSRs) may access MSRs at
+ * the same time. The handler finds its flag next to the IDT it was entered
+ * through (SIDT), so it needs no processor number.
  */
 #include "efi_cpu.h"
 
 #include <stddef.h>
 
+#include "nb_cpu_slots.h"
 #include "nb_platform.h"
 #include "x86_insn.h"
 
@@ -34,15 +41,49 @@ struct idt_gate {
 
 /* Defined in efi_msr_fault.asm. */
 extern void efi_msr_fault_handler(void) __attribute__((visibility("hidden")));
-extern volatile uint8_t efi_msr_fault_hit __attribute__((visibility("hidden")));
-extern uint64_t efi_msr_fault_prev __attribute__((visibility("hidden")));
 
-static struct idt_gate guard_idt[IDT_GATES] __attribute__((aligned(16)));
+/*
+ * One processor's guard. efi_msr_fault.asm reads `prev` and `hit` at fixed
+ * offsets from the IDT base (GUARD_PREV, GUARD_HIT there).
+ */
+struct guard_idt {
+    struct idt_gate idt[IDT_GATES];
+    uint64_t prev;       /* the firmware's gate-13 handler, or 0 */
+    volatile uint8_t hit;
+} __attribute__((aligned(16)));
+
+_Static_assert(offsetof(struct guard_idt, prev) == 4096, "efi_msr_fault.asm GUARD_PREV");
+_Static_assert(offsetof(struct guard_idt, hit) == 4104, "efi_msr_fault.asm GUARD_HIT");
+
+/* A slot per processor, and one shared under a lock for processors beyond NB_CPU_SLOTS. */
+static struct guard_idt guards[NB_CPU_SLOTS + 1];
+static struct nb_cpu_slots guard_slots;
+static volatile uint32_t shared_guard_lock;
 
 struct msr_guard {
     struct x86_desc_ptr firmware_idtr;
     uint64_t flags;
+    struct guard_idt *g;
+    bool shared;
 };
+
+/* The current processor's APIC ID: CPUID 0BH's x2APIC ID, else CPUID.01H:EBX[31:24]. */
+static uint32_t current_apic_id(void)
+{
+    static uint32_t max_leaf;
+    uint32_t r[4];
+    if (!max_leaf) {
+        x86_cpuid(0, 0, r);
+        max_leaf = r[0] ? r[0] : 1;
+    }
+    if (max_leaf >= 0xB) {
+        x86_cpuid(0xB, 0, r);
+        if (r[1]) /* EBX 0: leaf 0BH not implemented (SDM vol. 2A CPUID) */
+            return r[3];
+    }
+    x86_cpuid(1, 0, r);
+    return r[1] >> 24;
+}
 
 static uint64_t gate_offset(const struct idt_gate *g)
 {
@@ -60,38 +101,48 @@ static void guard_enter(struct msr_guard *guard)
 {
     struct x86_desc_ptr idtr;
     size_t bytes;
-    struct idt_gate *gp = &guard_idt[VECTOR_GP];
 
     guard->flags = x86_irq_save();
+    int slot = nb_cpu_slot(&guard_slots, current_apic_id());
+    guard->shared = slot < 0;
+    if (guard->shared) {
+        while (__atomic_exchange_n(&shared_guard_lock, 1u, __ATOMIC_ACQUIRE))
+            __builtin_ia32_pause();
+        slot = NB_CPU_SLOTS;
+    }
+    struct guard_idt *g = guard->g = &guards[slot];
+    struct idt_gate *gp = &g->idt[VECTOR_GP];
     x86_sidt(&guard->firmware_idtr);
 
     bytes = (size_t)guard->firmware_idtr.limit + 1;
-    if (bytes > sizeof(guard_idt))
-        bytes = sizeof(guard_idt);
-    __builtin_memset(guard_idt, 0, sizeof(guard_idt));
-    __builtin_memcpy(guard_idt, (const void *)guard->firmware_idtr.base, bytes);
+    if (bytes > sizeof(g->idt))
+        bytes = sizeof(g->idt);
+    __builtin_memset(g->idt, 0, sizeof(g->idt));
+    __builtin_memcpy(g->idt, (const void *)guard->firmware_idtr.base, bytes);
 
     /* Unexpected #GPs are passed on to the firmware's own handler. */
-    efi_msr_fault_prev = (gp->type_attr & GATE_PRESENT) ? gate_offset(gp) : 0;
+    g->prev = (gp->type_attr & GATE_PRESENT) ? gate_offset(gp) : 0;
     if (!(gp->type_attr & GATE_PRESENT)) {
         gp->selector = x86_read_cs();
         gp->ist = 0;
         gp->type_attr = GATE_INTERRUPT_DPL0;
     }
     set_gate_offset(gp, (uint64_t)(uintptr_t)efi_msr_fault_handler);
-    efi_msr_fault_hit = 0;
+    g->hit = 0;
 
-    idtr.base = (uint64_t)(uintptr_t)guard_idt;
-    idtr.limit = sizeof(guard_idt) - 1;
+    idtr.base = (uint64_t)(uintptr_t)g->idt;
+    idtr.limit = sizeof(g->idt) - 1;
     x86_lidt(&idtr);
 }
 
 /* Restores the firmware IDT and IF; returns true if the access faulted. */
 static bool guard_leave(struct msr_guard *guard)
 {
-    bool faulted = efi_msr_fault_hit != 0;
+    bool faulted = guard->g->hit != 0;
 
     x86_lidt(&guard->firmware_idtr);
+    if (guard->shared)
+        __atomic_store_n(&shared_guard_lock, 0u, __ATOMIC_RELEASE);
     x86_irq_restore(guard->flags);
     return faulted;
 }

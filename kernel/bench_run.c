@@ -5,9 +5,11 @@
 #include "power.h"
 #include "bench_batch.h"
 #include "bench_codegen.h"
+#include "bench_cpu_state.h"
 #include "bench_fault.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
+#include "lapic_quiet.h"
 #include "msr_names.h"
 #include "pmu_msrs.h"
 #include "nb_text.h"
@@ -73,7 +75,7 @@ static uint64_t bench_tsc(const struct bench_context *c)
 
 void bench_benchmark_begin(struct bench_context *c)
 {
-    c->benchmark_start = bench_tsc(c);
+    c->benchmark_used = 0;
     c->benchmark_started = true;
 }
 
@@ -268,51 +270,185 @@ static void dump_measurements(struct bench_context *c, const int64_t copies[2], 
 }
 
 /*
- * Runs a batch on the benchmark's processor. Returns NB_OK, or NB_EFAULT with
- * the fault described in `error` (the run is named by `run`).
+ * One procedure on the benchmark's processor: XSAVE state and DE_CFG checked
+ * (bench_cpu_state.h), the local APIC quietened (lapic_quiet.h) and, with
+ * the timer scheme, the watchdog armed; then fn (a measurement's stages, or
+ * a -mica trace run); then everything restored. All in the same call,
+ * because a firmware may reset that processor between two calls (EDK II
+ * wakes an AP from HLT with INIT-SIPI-SIPI, SDM vol. 3A 11.4.7.3).
  */
-/* The benchmark's time budget, in TSC ticks, and when it started. */
+struct bench_cpu_call {
+    struct bench_context *c;
+    const struct codegen_params *params;
+    void (*fn)(const struct nb_platform *local, void *arg);
+    void *arg;
+    const struct codegen_data *data; /* the code's data page, as fn last ran it (fn updates it) */
+};
+
+static void bench_cpu_procedure(const struct nb_platform *local, void *arg)
+{
+    struct bench_cpu_call *call = arg;
+    struct bench_context *c = call->c;
+    struct bench_cpu_state state;
+    bench_cpu_state_enter(&state, local, c->xsave_mask, c->lfence_de_cfg);
+    if (call->params->watchdog) {
+        watchdog_arm(c->watchdog, local);
+        call->fn(local, call->arg);
+        watchdog_disarm(c->watchdog, local,
+                        call->data->fault_happened && call->data->fault_vector == WATCHDOG_VECTOR);
+    } else {
+        /* The NMI watchdog or none: every entry masked, the firmware's task priority kept. */
+        struct lapic_quiet q = { 0 };
+        if (c->mask_interrupts && local->lapic_read)
+            lapic_quiet_enter(&q, local, LAPIC_QUIET_KEEP_TPR);
+        call->fn(local, call->arg);
+        lapic_quiet_leave(&q, local);
+    }
+    bench_cpu_state_leave(&state, local);
+}
+
+/* Without a processor platform: c->p's calls act on whichever processor runs them. */
+static void bench_cpu_entry(void *arg)
+{
+    struct bench_cpu_call *call = arg;
+    bench_cpu_procedure(call->c->p, call);
+}
+
+/* Runs fn(local, arg) in the procedure on the benchmark's processor (call: c, params, fn, arg, data). */
+static int run_on_bench_cpu(struct bench_cpu_call *call)
+{
+    struct bench_context *c = call->c;
+    return c->cpu_p ? nb_run_locally(c->cpu_p, bench_cpu_procedure, call)
+                    : nb_run_on_cpu(c->p, c->cpu, bench_cpu_entry, call);
+}
+
+/* The benchmark's time budget, in TSC ticks, and what its code has used of it. */
 struct budget {
     bool on;
-    uint64_t start, ticks;
+    uint64_t ticks;
+    uint64_t *used; /* c->benchmark_used, or `own` for a measurement outside a benchmark */
+    uint64_t own;
     int64_t seconds;
 };
 
-static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
-                     const struct codegen_params *params, const struct codegen_layout *layout, const char *run, int64_t warm_up,
-                     int64_t n, int64_t *const *values, char *error, size_t error_cap,
-                     struct budget *budget)
+static void *emit(struct bench_context *c, int r, uint8_t *buf, size_t cap, struct codegen_params *params,
+                  struct codegen_layout *layout, bool once);
+
+/* One stage of a measurement: the one-time init, the initial warm-up, the base or the main run. */
+struct stage {
+    const char *run;
+    uint8_t *buf;
+    size_t cap;
+    int region;
+    bool once;
+    int64_t copies, loop_count, warm_up, n;
+    int64_t *const *values; /* NULL: runs whose readings are not kept */
+    int freq_slot; /* the base (0) or main (1) run's APERF/MPERF sums (bench_run.h freq_check); -1: none */
+};
+
+/* Every stage of a measurement, generated and run in one procedure on the benchmark's processor. */
+struct measure_call {
+    struct bench_context *c;
+    struct codegen_params *params;
+    struct budget *budget;
+    struct stage stages[4];
+    int n_stages;
+    struct bench_cpu_call *cpu_call;
+    /* Out: how it ended, in which stage, with that stage's data page and code layout. */
+    enum { STAGES_DONE, STAGES_NO_FIT, STAGES_OUT_OF_TIME, STAGES_FAULT } end;
+    int stage;
+    struct codegen_data *data;
+    struct codegen_layout layout;
+    unsigned smi_repeated, smi_kept;
+};
+
+static void run_stages(const struct nb_platform *local, void *arg)
 {
-    if (budget->on) {
-        uint64_t used = bench_tsc(c) - budget->start;
-        if (used >= budget->ticks) {
-            nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)",
-                        (long long)budget->seconds, run);
-            return NB_EFAULT;
+    struct measure_call *mc = arg;
+    struct bench_context *c = mc->c;
+    struct codegen_params *params = mc->params;
+    struct budget *budget = mc->budget;
+    mc->end = STAGES_DONE;
+    for (mc->stage = 0; mc->stage < mc->n_stages; mc->stage++) {
+        const struct stage *st = &mc->stages[mc->stage];
+        params->copies = st->copies;
+        params->loop_count = st->loop_count;
+        mc->data = (struct codegen_data *)st->buf;
+        mc->cpu_call->data = mc->data;
+        generated_fn fn = (generated_fn)emit(c, st->region, st->buf, st->cap, params, &mc->layout, st->once);
+        if (!fn) {
+            mc->end = STAGES_NO_FIT;
+            return;
         }
-        if (c->watchdog)
-            data->watchdog_count = watchdog_ticks(c->watchdog, budget->ticks - used, c->tsc_hz);
+        if (budget->on) {
+            if (*budget->used >= budget->ticks) {
+                mc->end = STAGES_OUT_OF_TIME;
+                return;
+            }
+            if (c->watchdog)
+                mc->data->watchdog_count =
+                    watchdog_ticks(c->watchdog, budget->ticks - *budget->used, c->tsc_hz);
+        }
+        struct run_batch b = { fn, mc->data, c->n_reads, c->smi_check ? 1 : 0, st->warm_up, st->n,
+                               st->values, c->smi_check, 0, 0, params->reads, params->copies,
+                               c->fake_run, c->fake_run_arg };
+        mc->data->fault_happened = 0;
+        /* The run's effective frequency, read on this processor around its batch (power.h). */
+        uint64_t a0 = 0, m0 = 0, a1, m1;
+        bool freq = st->freq_slot >= 0 && c->freq_check && power_read_aperf_mperf(local, &a0, &m0);
+        uint64_t start = local->read_tsc(local->ctx);
+        run_batch_execute(&b);
+        *budget->used += local->read_tsc(local->ctx) - start;
+        if (freq && power_read_aperf_mperf(local, &a1, &m1)) {
+            c->freq_aperf[st->freq_slot] += a1 - a0;
+            c->freq_mperf[st->freq_slot] += m1 - m0;
+        }
+        mc->smi_repeated += b.smi_repeated;
+        mc->smi_kept += b.smi_kept;
+        if (run_batch_faulted(mc->data)) {
+            mc->end = STAGES_FAULT;
+            return;
+        }
     }
-    struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
-                           c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
-                           c->fake_run_arg };
-    data->fault_happened = 0;
-    int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
-    c->smi_repeated += b.smi_repeated;
-    c->smi_kept += b.smi_kept;
+}
+
+/* Runs every stage on the benchmark's processor; NB_OK, or the error of the stage that failed. */
+static int measure_stages(struct measure_call *mc, char *error, size_t error_cap)
+{
+    struct bench_context *c = mc->c;
+    struct bench_cpu_call call = { c, mc->params, run_stages, mc, NULL };
+    mc->cpu_call = &call;
+    mc->data = (struct codegen_data *)mc->stages[0].buf;
+    call.data = mc->data;
+    int st = run_on_bench_cpu(&call);
+    c->smi_repeated += mc->smi_repeated;
+    c->smi_kept += mc->smi_kept;
     if (st != NB_OK) {
         nb_snprintf(error, error_cap, "processor %u cannot run the code", c->cpu);
         return NB_EINVAL;
     }
-    if (run_batch_faulted(data)) {
-        if (budget->on && data->fault_vector == WATCHDOG_VECTOR)
-            nb_snprintf(error, error_cap, "timeout after %lld s (in the %s)",
-                        (long long)budget->seconds, run);
+    const struct stage *stage = &mc->stages[mc->stage < mc->n_stages ? mc->stage : mc->n_stages - 1];
+    switch (mc->end) {
+    case STAGES_DONE:
+        return NB_OK;
+    case STAGES_NO_FIT:
+        nb_snprintf(error, error_cap, stage->once ? "one-time init code does not fit (%llu)"
+                                                  : "generated code does not fit (%llu)",
+                    (unsigned long long)stage->cap);
+        return NB_ENOMEM;
+    case STAGES_OUT_OF_TIME:
+        nb_snprintf(error, error_cap, "timeout after %lld s (before the %s)", (long long)mc->budget->seconds,
+                    stage->run);
+        return NB_EFAULT;
+    case STAGES_FAULT:
+        if (mc->budget->on && mc->data->fault_vector == WATCHDOG_VECTOR)
+            nb_snprintf(error, error_cap, "timeout after %lld s (in the %s)", (long long)mc->budget->seconds,
+                        stage->run);
         else
-            fault_describe(error, error_cap, data, layout, run);
+            fault_describe(error, error_cap, mc->data, &mc->layout, stage->run);
         return NB_EFAULT;
     }
-    return NB_OK;
+    return NB_EFAULT;
 }
 
 /* Which watchdog stops this benchmark's code if it never ends (watchdog.h, nmi_watchdog.h). */
@@ -336,27 +472,24 @@ static void watch_begin(struct bench_context *c, const struct bench_options *o, 
     volatile uint32_t *nmi_state = NULL;
     if (c->nmi && c->catch_faults && budget->on && c->cpu_p->apic_id && o->qemu_icount < 0)
         nmi_state = nmi_watchdog_begin(c->nmi, c->cpu, c->cpu_p->apic_id(c->cpu_p->ctx),
-                                       budget->start + budget->ticks);
+                                       bench_tsc(c) + (budget->ticks - *budget->used));
     if (nmi_state) {
         params->nmi_state = (uint64_t)(uintptr_t)nmi_state;
         w->nmi = true;
         w->timer = false;
     }
+    /* Armed by the procedure on the benchmark's processor (bench_cpu_procedure). */
     if (w->timer) {
         params->watchdog = true;
         params->lapic_mmio_base = c->watchdog->mmio_base;
         params->spurious_vector = c->watchdog->spurious_vector;
-        watchdog_arm(c->watchdog, c->cpu_p);
     }
 }
 
-static void watch_end(struct bench_context *c, const struct watch *w, const struct codegen_data *data)
+static void watch_end(struct bench_context *c, const struct watch *w)
 {
     if (w->nmi)
         nmi_watchdog_end(c->nmi);
-    if (w->timer)
-        watchdog_disarm(c->watchdog, c->cpu_p,
-                        data && data->fault_happened && data->fault_vector == WATCHDOG_VECTOR);
 }
 
 static int fail(char *error, size_t cap, int status, const char *fmt, unsigned long long a)
@@ -504,7 +637,6 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     uint8_t *buf = NULL;
     int64_t *store = NULL;
     size_t store_bytes = 0;
-    struct codegen_data *data = NULL; /* of the last run */
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
@@ -547,14 +679,14 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     params.n_reads = n_all;
 
     /*
-     * The budget is checked before every batch wherever the TSC frequency is
-     * known; the watchdog (ring 0) also ends a batch that overruns it.
+     * The budget is checked before every stage wherever the TSC frequency is
+     * known; the watchdog (ring 0) also ends a stage that overruns it.
      */
-    struct budget budget = { false, 0, 0, o->timeout };
+    struct budget budget = { false, 0, NULL, 0, o->timeout };
+    budget.used = c->benchmark_started ? &c->benchmark_used : &budget.own;
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
-        budget.start = c->benchmark_started ? c->benchmark_start : bench_tsc(c);
     }
     struct watch watch;
     watch_begin(c, o, &budget, &params, &watch);
@@ -612,66 +744,39 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         base_values[k] = store + (size_t)n * k;
         main_values[k] = store + (size_t)n * (c->n_reads + k);
     }
-    data = (struct codegen_data *)first_buf;
 
-    struct codegen_layout layout;
-    if (code->len[PART_ONE_TIME_INIT]) {
-        generated_fn once = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, true);
-        if (!once) {
-            status = fail(error, error_cap, NB_ENOMEM, "one-time init code does not fit (%llu)",
-                          first_cap);
-            goto out;
-        }
-        if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
-                                error_cap, &budget)) != NB_OK)
-            goto out;
-    }
-
-    params.copies = o->unroll_count;
-    if (o->initial_warm_up_count > 0) {
-        generated_fn warm = (generated_fn)emit(c, 0, first_buf, first_cap, &params, &layout, false);
-        if (!warm) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", first_cap);
-            goto out;
-        }
-        if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
-                                o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
-            goto out;
-    }
-
+    /*
+     * The stages in order, all generated and run in ONE procedure on the
+     * benchmark's processor (measure_stages): generating code is memory
+     * work, so it needs no firmware either.
+     */
     int64_t copies[2] = { base_copies, main_copies };
     int64_t *const *values[2] = { base_values, main_values };
     int64_t loops[2] = { 0, 0 };
+    struct measure_call mc = { .c = c, .params = &params, .budget = &budget };
+    if (code->len[PART_ONE_TIME_INIT])
+        mc.stages[mc.n_stages++] = (struct stage){ "one-time init", first_buf, first_cap, 0, true,
+                                                   o->unroll_count, o->loop_count, 0, 1, NULL, -1 };
+    if (o->initial_warm_up_count > 0)
+        mc.stages[mc.n_stages++] = (struct stage){ "initial warm-up", first_buf, first_cap, 0, false,
+                                                   o->unroll_count, o->loop_count, 0,
+                                                   o->initial_warm_up_count, NULL, -1 };
     for (int run = 0; run < 2; run++) {
-        params.copies = copies[run];
         /*
          * nanoBench's basic mode: the baseline has no instructions at all
          * between the two counter reads, so no loop either (its README,
          * "Generated Code"); the main run keeps -loop_count.
          */
-        params.loop_count = (o->basic_mode && run == 0) ? 0 : o->loop_count;
+        loops[run] = (o->basic_mode && run == 0) ? 0 : o->loop_count;
         uint8_t *run_buf = run == 0 ? first_buf : buf;
-        size_t run_cap = run == 0 ? first_cap : buf_size;
-        data = (struct codegen_data *)run_buf;
         /* One region for both runs: one record of what it holds. */
-        int region = run_buf == first_buf ? 0 : 1;
-        generated_fn fn = (generated_fn)emit(c, region, run_buf, run_cap, &params, &layout, false);
-        if (!fn) {
-            status = fail(error, error_cap, NB_ENOMEM, "generated code does not fit (%llu)", run_cap);
-            goto out;
-        }
-        loops[run] = params.loop_count;
-        const struct nb_platform *fp = c->cpu_p ? c->cpu_p : c->p;
-        uint64_t a0, m0, a1, m1;
-        bool freq = c->freq_check && power_read_aperf_mperf(fp, &a0, &m0);
-        if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
-                                o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
-            goto out;
-        if (freq && power_read_aperf_mperf(fp, &a1, &m1)) {
-            c->freq_aperf[run] += a1 - a0;
-            c->freq_mperf[run] += m1 - m0;
-        }
+        mc.stages[mc.n_stages++] = (struct stage){ run == 0 ? "base run" : "main run", run_buf,
+                                                   run == 0 ? first_cap : buf_size,
+                                                   run_buf == first_buf ? 0 : 1, false, copies[run],
+                                                   loops[run], o->warm_up_count, n, values[run], run };
     }
+    if ((status = measure_stages(&mc, error, error_cap)) != NB_OK)
+        goto out;
     if (o->verbose)
         dump_measurements(c, copies, loops, values, n);
 
@@ -693,15 +798,16 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     }
 
 out:
-    watch_end(c, &watch, data);
+    watch_end(c, &watch);
     c->smi_check = saved_smi_check;
     return status;
 }
 
 #define TRACE_STEP_BUDGET_US 40u
 
-static void run_once(void *fn)
+static void run_once(const struct nb_platform *local, void *fn)
 {
+    (void)local;
     ((generated_fn)fn)();
 }
 
@@ -743,12 +849,12 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
      * QEMU's TCG, a few on hardware); a hang still ends once tracing has
      * stopped at -mica_max_instructions.
      */
-    struct budget budget = { false, 0, 0, o->timeout };
+    struct budget budget = { false, 0, NULL, 0, o->timeout };
+    budget.used = &budget.own;
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz +
                        (uint64_t)o->mica_max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
-        budget.start = bench_tsc(c);
     }
     struct watch watch;
     watch_begin(c, o, &budget, &params, &watch);
@@ -766,7 +872,8 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
     mica_capture_current = cap;
-    int st = nb_run_on_cpu(p, c->cpu, run_once, (void *)fn);
+    struct bench_cpu_call call = { c, &params, run_once, (void *)fn, data };
+    int st = run_on_bench_cpu(&call);
     mica_capture_current = NULL;
     if (st != NB_OK) {
         status = fail(error, error_cap, NB_EINVAL, "processor %u cannot run the code", c->cpu);
@@ -792,7 +899,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         status = NB_ENOMEM;
     }
 out:
-    watch_end(c, &watch, data);
+    watch_end(c, &watch);
     p->free_mem(p->ctx, buf, buf_size);
     return status;
 }
@@ -833,6 +940,12 @@ int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o,
     return NB_OK;
 }
 
+/* One call of generated code through the MP services (the cycle runs: no watchdog, nb_run_on_cpu's form). */
+static void run_generated(void *fn)
+{
+    ((generated_fn)fn)();
+}
+
 bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc, bool empty)
 {
     if (cc->faulted)
@@ -840,7 +953,7 @@ bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc
     int k = empty ? 0 : 1;
     struct codegen_data *data = (struct codegen_data *)cc->buf[k];
     data->fault_happened = 0;
-    if (nb_run_on_cpu(c->p, c->cpu, run_once, (void *)cc->fn[k]) != NB_OK) {
+    if (nb_run_on_cpu(c->p, c->cpu, run_generated, (void *)cc->fn[k]) != NB_OK) {
         cc->faulted = true;
         nb_snprintf(cc->error, sizeof(cc->error), "processor %u cannot run the code", c->cpu);
         return false;

@@ -59,7 +59,13 @@ struct bench_context {
      * bench_measure of it spends from the same budget.
      */
     bool benchmark_started;
-    uint64_t benchmark_start; /* TSC of the benchmark's processor */
+    /*
+     * TSC ticks the benchmark's code has run so far, measured on its
+     * processor around each stage: -timeout counts only the benchmark, not
+     * code generation, firmware calls or (-cpu N) the firmware's round trips
+     * to the other processor.
+     */
+    uint64_t benchmark_used;
     const struct counter_read *reads; /* what every measurement reads */
     size_t n_reads;
     /*
@@ -136,6 +142,8 @@ struct bench_context {
     const struct numa_map *numa;
     int64_t numa_domain;
     int64_t area_domain[AREA_COUNT], area_asked[AREA_COUNT];
+    /* AMD: the session set DE_CFG[1] on the benchmark's processor (LFENCE_SET_FOR_SESSION). */
+    bool lfence_de_cfg;
     unsigned smi_repeated;   /* measurements repeated after an SMI, since the caller cleared it */
     unsigned smi_kept;       /* kept measurements that saw an SMI (repeats ran out) */
     /*

@@ -213,13 +213,14 @@ static void print_fingerprint(struct run_state *s)
     if (timer && nmi_watchdog_init(&s->nmi, s->p, s->watchdog.apic_hz, m.tsc_hz))
         report_line(&s->report, "watchdog: NMI from another processor (it sleeps until the deadline on "
                                 "its APIC timer, %llu kHz after /128); benchmarks run with interrupts "
-                                "disabled and are stopped after -timeout seconds (default %d); under "
+                                "disabled and every LVT entry masked, and are stopped after -timeout "
+                                "seconds (default %d); under "
                                 "QEMU -icount the local APIC timer instead",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), OPT_TIMEOUT_DEFAULT);
     else if (timer)
-        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; LINT0/LINT1 masked, "
-                                "task priority 0xE0, spurious vector 0x%x); a benchmark is stopped "
-                                "after -timeout seconds (default %d)",
+        report_line(&s->report, "watchdog: local APIC timer (%llu kHz after /128; the other LVT entries "
+                                "masked, task priority 0xE0, spurious vector 0x%x); a benchmark is "
+                                "stopped after -timeout seconds (default %d)",
                     (unsigned long long)(s->watchdog.apic_hz / 1000u), s->watchdog.spurious_vector,
                     OPT_TIMEOUT_DEFAULT);
     else
@@ -350,6 +351,70 @@ static bool load_code(struct run_state *s, const struct suite_entry *e,
 }
 
 /*
+ * Processor N's state for -cpu N: identified, its XSAVE and LFENCE state set
+ * and its PMU detected once, then kept for the next benchmarks on N (each of
+ * those steps is dozens of firmware calls to N, every one a wake-up of N,
+ * INIT-SIPI-SIPI in EDK II's HLT mode); ended when a benchmark names another
+ * processor and at the end of the suite. What the code needs of N is checked
+ * again in the procedure that runs it (bench_run.c), since a wake-up by INIT
+ * may have reset it.
+ */
+static struct cpu_session {
+    bool active;
+    unsigned cpu;
+    struct cpu_platform cp;
+    struct counter_env env;
+    struct xsave_session xsave;
+    struct lfence_session lfence;
+    struct machine_info m;
+    uint32_t apic_id;
+} cpu_session;
+
+static void cpu_session_end(struct run_state *s)
+{
+    struct cpu_session *cs = &cpu_session;
+    if (!cs->active)
+        return;
+    /* The watcher may be running there: N must be free for our calls. */
+    nmi_watchdog_release(&s->nmi, cs->cpu);
+    counters_finish(&cs->env);
+    lfence_session_end(&cs->lfence, &cs->cp.p);
+    xsave_session_end(&cs->xsave, &cs->cp.p);
+    cs->active = false;
+}
+
+/* Identifies processor N and sets its state (the lines it prints differ from the boot processor's only). */
+static void cpu_session_begin(struct run_state *s, unsigned cpu)
+{
+    struct cpu_session *cs = &cpu_session;
+    cpu_session_end(s);
+    cpu_platform_init(&cs->cp, s->p, cpu);
+    cs->cpu = cpu;
+    machine_identify(&cs->cp.p, &cs->m);
+    uint32_t regs[4];
+    cs->cp.p.cpuid(cs->cp.p.ctx, 1, 0, regs);
+    /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
+    cs->apic_id = regs[1] >> 24;
+    report_line(&s->report, "processor: %u (APIC ID %u) of %u", cpu, cs->apic_id, nb_cpu_count(s->p));
+    /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
+    xsave_session_begin(&cs->xsave, &cs->cp.p);
+    if (cs->xsave.xcr0 != s->xsave.xcr0) {
+        char line[160];
+        xsave_describe(&cs->xsave, s->p->ring0, line, sizeof(line));
+        report_line(&s->report, "processor %u %s", cpu, line);
+    }
+    /* DE_CFG is per processor too (AMD): N serialises LFENCE like the boot processor. */
+    lfence_session_begin(&cs->lfence, &cs->cp.p, &cs->m);
+    if (cs->lfence.state != s->lfence.state) {
+        char line[200];
+        lfence_describe(&cs->lfence, line, sizeof(line));
+        report_line(&s->report, "processor %u %s", cpu, line);
+    }
+    counters_init(&cs->env, &cs->cp.p, &cs->m, &s->report);
+    cs->active = true;
+}
+
+/*
  * -cpu N: the benchmark runs on processor N, and so does everything that is
  * per processor (CPUID, the PMU's detection, probe and programming).
  */
@@ -365,50 +430,43 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     }
     /* The watcher may be running there: N must be free for our calls. */
     nmi_watchdog_release(&s->nmi, (unsigned)o->cpu);
-    static struct cpu_platform cp;
-    static struct counter_env env;
-    static struct xsave_session xsave;
-    static struct lfence_session lfence;
-    cpu_platform_init(&cp, s->p, (unsigned)o->cpu);
-    struct machine_info m;
-    machine_identify(&cp.p, &m);
-    uint32_t regs[4];
-    cp.p.cpuid(cp.p.ctx, 1, 0, regs);
-    /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
-    report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
-                regs[1] >> 24, n_cpus);
+    bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
+    static struct cpu_platform here_cp;
+    const struct nb_platform *cpu_p;
+    struct counter_env *counters;
+    if (here) {
+        cpu_platform_init(&here_cp, s->p, (unsigned)o->cpu);
+        uint32_t regs[4];
+        s->p->cpuid(s->p->ctx, 1, 0, regs);
+        report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu, regs[1] >> 24, n_cpus);
+        cpu_p = &here_cp.p;
+        counters = &s->counters;
+    } else {
+        if (!cpu_session.active || cpu_session.cpu != (unsigned)o->cpu)
+            cpu_session_begin(s, (unsigned)o->cpu);
+        else
+            report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
+                        cpu_session.apic_id, n_cpus);
+        cpu_p = &cpu_session.cp.p;
+        counters = &cpu_session.env;
+    }
     if (topo_boot_sibling(&s->topo, (unsigned)o->cpu))
         report_line(&s->report, "processor: %lld is the boot processor's SMT sibling (core %u.%u): the "
                                 "boot processor, waiting for it, shares that core's execution units "
                                 "and caches", (long long)o->cpu,
                     s->topo.cpu[o->cpu].package, s->topo.cpu[o->cpu].core);
-    bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
-    struct counter_env *counters = here ? &s->counters : &env;
     uint64_t saved_xsave_mask = s->bench.xsave_mask;
     uint32_t saved_xsave_size = s->bench.xsave_size;
+    bool saved_lfence_de_cfg = s->bench.lfence_de_cfg;
     if (!here) {
-        /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
-        xsave_session_begin(&xsave, &cp.p);
-        if (xsave.xcr0 != s->xsave.xcr0) {
-            char line[160];
-            xsave_describe(&xsave, s->p->ring0, line, sizeof(line));
-            report_line(&s->report, "processor %lld %s", (long long)o->cpu, line);
-        }
-        s->bench.xsave_mask = xsave.xcr0;
-        s->bench.xsave_size = xsave.area_size;
-        /* DE_CFG is per processor too (AMD): N serialises LFENCE like the boot processor. */
-        lfence_session_begin(&lfence, &cp.p, &m);
-        if (lfence.state != s->lfence.state) {
-            char line[200];
-            lfence_describe(&lfence, line, sizeof(line));
-            report_line(&s->report, "processor %lld %s", (long long)o->cpu, line);
-        }
-        counters_init(&env, &cp.p, &m, &s->report);
+        s->bench.xsave_mask = cpu_session.xsave.xcr0;
+        s->bench.xsave_size = cpu_session.xsave.area_size;
+        s->bench.lfence_de_cfg = cpu_session.lfence.state == LFENCE_SET_FOR_SESSION;
     }
     unsigned saved_cpu = s->bench.cpu;
     const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
-    s->bench.cpu_p = &cp.p; /* the watchdog arms processor N's local APIC */
+    s->bench.cpu_p = cpu_p; /* the watchdog arms processor N's local APIC */
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
@@ -420,13 +478,9 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
     s->bench.cpu = saved_cpu;
     s->bench.cpu_p = saved_cpu_p;
-    if (!here) {
-        counters_finish(&env);
-        lfence_session_end(&lfence, &cp.p);
-        xsave_session_end(&xsave, &cp.p);
-        s->bench.xsave_mask = saved_xsave_mask;
-        s->bench.xsave_size = saved_xsave_size;
-    }
+    s->bench.xsave_mask = saved_xsave_mask;
+    s->bench.xsave_size = saved_xsave_size;
+    s->bench.lfence_de_cfg = saved_lfence_de_cfg;
 }
 
 /* -verbose: where the sized memory areas are (physical addresses: the UEFI identity map). */
@@ -791,11 +845,13 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         s.bench.numa = s.numa_ok ? &s.numa : NULL; /* areas in the benchmark processor's domain */
         s.bench.xsave_mask = s.xsave.xcr0;
         s.bench.xsave_size = s.xsave.area_size;
+        s.bench.lfence_de_cfg = s.lfence.state == LFENCE_SET_FOR_SESSION;
         s.bench.watchdog = s.watchdog.available ? &s.watchdog : NULL;
         s.bench.nmi = s.nmi.available ? &s.nmi : NULL;
         run_suite(&s, text, len);
         if (s.serve)
             serve(&s);
+        cpu_session_end(&s);
         nmi_watchdog_stop(&s.nmi);
         bench_context_free(&s.bench);
     }

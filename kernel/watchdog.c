@@ -3,20 +3,8 @@
  */
 #include "watchdog.h"
 
-/* xAPIC register offsets (SDM vol. 3A table 11-1). */
-#define LAPIC_TPR 0x80u
-#define LAPIC_SVR 0xF0u
-#define LAPIC_EOI 0xB0u
-#define LAPIC_LVT_TIMER 0x320u
-#define LAPIC_LVT_LINT0 0x350u
-#define LAPIC_LVT_LINT1 0x360u
-#define LAPIC_TIMER_INITIAL 0x380u
-#define LAPIC_TIMER_CURRENT 0x390u
-#define LAPIC_TIMER_DIVIDE 0x3E0u
+#include "lapic_regs.h"
 
-#define LVT_MASKED (1u << 16)
-#define LVT_TIMER_ONE_SHOT (0u << 17)
-/* Divide configuration 1010b: divide by 128, so 10 s fit the 32-bit count on fast timers. */
 #define TIMER_DIVIDE_128 0xAu
 /* Priority class 0xE: only vectors 0xF0-0xFF are delivered. */
 #define TPR_ONLY_WATCHDOG 0xE0u
@@ -63,16 +51,9 @@ bool watchdog_init(struct watchdog *w, const struct nb_platform *p)
 
 void watchdog_arm(struct watchdog *w, const struct nb_platform *p)
 {
-    w->saved_tpr = rd(p, LAPIC_TPR);
-    w->saved_lvt_timer = rd(p, LAPIC_LVT_TIMER);
-    w->saved_lint0 = rd(p, LAPIC_LVT_LINT0);
-    w->saved_lint1 = rd(p, LAPIC_LVT_LINT1);
+    lapic_quiet_enter(&w->quiet, p, TPR_ONLY_WATCHDOG);
     w->saved_divide = rd(p, LAPIC_TIMER_DIVIDE);
-    w->saved_initial = rd(p, LAPIC_TIMER_INITIAL);
     wr(p, LAPIC_TIMER_INITIAL, 0);
-    wr(p, LAPIC_LVT_LINT0, w->saved_lint0 | LVT_MASKED);
-    wr(p, LAPIC_LVT_LINT1, w->saved_lint1 | LVT_MASKED);
-    wr(p, LAPIC_TPR, TPR_ONLY_WATCHDOG);
     wr(p, LAPIC_TIMER_DIVIDE, TIMER_DIVIDE_128);
     wr(p, LAPIC_LVT_TIMER, LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR);
 }
@@ -83,12 +64,8 @@ void watchdog_disarm(struct watchdog *w, const struct nb_platform *p, bool fired
     /* Our stub ended the run without IRET: the in-service bit still needs its EOI. */
     if (fired)
         wr(p, LAPIC_EOI, 0);
-    wr(p, LAPIC_LVT_TIMER, w->saved_lvt_timer);
     wr(p, LAPIC_TIMER_DIVIDE, w->saved_divide);
-    wr(p, LAPIC_LVT_LINT0, w->saved_lint0);
-    wr(p, LAPIC_LVT_LINT1, w->saved_lint1);
-    wr(p, LAPIC_TPR, w->saved_tpr);
-    wr(p, LAPIC_TIMER_INITIAL, w->saved_initial);
+    lapic_quiet_leave(&w->quiet, p);
 }
 
 uint32_t watchdog_ticks(const struct watchdog *w, uint64_t tsc_ticks, uint64_t tsc_hz)

@@ -3,9 +3,11 @@
  * interrupting a normal measurement.
  *
  * While a benchmark runs on its processor, the local APIC is set so that only
- * our timer can interrupt: LINT0/LINT1 (the 8259's ExtINT path, NMI) masked,
- * the task priority raised to 0xE0 so every vector below 0xF0 stays pending,
- * and the APIC timer in one-shot mode on vector WATCHDOG_VECTOR. The
+ * our timer can interrupt: every other LVT entry masked (lapic_quiet.h:
+ * thermal, performance counter, LINT0/LINT1 with the 8259's ExtINT path and
+ * NMI, error, CMCI; IA32_TSC_DEADLINE zeroed), the task priority raised to
+ * 0xE0 so every vector below 0xF0 stays pending, and the APIC timer in
+ * one-shot mode on vector WATCHDOG_VECTOR. The
  * generated code arms the timer with the remaining budget and enables
  * interrupts only after loading its own IDT, whose gate WATCHDOG_VECTOR ends
  * the run like an exception; its epilogue disables interrupts and stops the
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lapic_quiet.h"
 #include "nb_platform.h"
 
 #define WATCHDOG_VECTOR 0xF0u
@@ -36,12 +39,17 @@ struct watchdog {
      */
     uint8_t spurious_vector;
     /* The firmware's settings, restored by watchdog_disarm. */
-    uint32_t saved_tpr, saved_lvt_timer, saved_lint0, saved_lint1, saved_divide, saved_initial;
+    struct lapic_quiet quiet;
+    uint32_t saved_divide;
 };
 
 /* Measures the APIC timer against the firmware's Stall; false without a usable local APIC. */
 bool watchdog_init(struct watchdog *w, const struct nb_platform *p);
-/* Masks the other interrupt sources and points the timer at WATCHDOG_VECTOR (stopped). */
+/*
+ * Masks the other interrupt sources and points the timer at WATCHDOG_VECTOR
+ * (stopped). p must act on the benchmark's processor, in the same procedure
+ * that runs the code (lapic_quiet.h says why).
+ */
 void watchdog_arm(struct watchdog *w, const struct nb_platform *p);
 /* Stops the timer, acknowledges a delivered watchdog interrupt, restores the firmware's settings. */
 void watchdog_disarm(struct watchdog *w, const struct nb_platform *p, bool fired);

@@ -12,6 +12,8 @@
 #define MSR_IA32_BIOS_SIGN_ID 0x8Bu
 #define MSR_IA32_MPERF 0xE7u
 #define MSR_IA32_APERF 0xE8u
+/* The local APIC timer's deadline in TSC-deadline mode; 0 disarms it (SDM vol. 3A 11.5.4.1). */
+#define MSR_IA32_TSC_DEADLINE 0x6E0u
 #define MSR_IA32_TSC_AUX 0xC0000103u
 
 /*
