@@ -73,6 +73,15 @@ check "ptrace /bin/true: count said" grep -q '/bin/true: [0-9]* instructions tra
 check "ptrace /bin/true: header count = itypes count" test \
     "$(od -An -tu8 -j 16 -N 8 "$tmp/pt/true.trace" | tr -d ' ')" = \
     "$(sed -n 's/^MICA itypes: \([0-9]*\) .*/\1/p' "$tmp/pt.txt")"
+# A static program of exactly 14 instructions (MOV, 5 x DEC/JNZ, MOV, XOR,
+# SYSCALL): the first one is recorded once, not twice (issue 23).
+printf 'bits 64\nglobal _start\n_start:\nmov ecx, 5\nl: dec ecx\njnz l\nmov eax, 60\nxor edi, edi\nsyscall\n' \
+    >"$tmp/exit14.asm"
+nasm -f elf64 -o "$tmp/exit14.o" "$tmp/exit14.asm" && ld -o "$tmp/exit14" "$tmp/exit14.o"
+"$mica" -o "$tmp/pt14" -mica itypes -- "$tmp/exit14" >"$tmp/pt14.txt" 2>&1
+check "ptrace static program: exit 0" test $? -eq 0
+check "ptrace static program: 14 instructions, no phantom first record" \
+    grep -qx 'MICA itypes: 14 0 0 5 8 0 0 0 0 0 1 0 0' "$tmp/pt14.txt"
 "$mica" -o "$tmp/pt2" -mica_max_instructions 500 -mica itypes -- /bin/true >"$tmp/pt2.txt" 2>"$tmp/pt2.err"
 check "ptrace limit: exit 1" test $? -eq 1
 check "ptrace limit: message" grep -q 'more than -mica_max_instructions 500 instructions' "$tmp/pt2.err"

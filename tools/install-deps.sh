@@ -15,6 +15,7 @@ PACKAGES=(
     libpfm4-dev                     # event tables for tools/configgen (make configs)
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
+    qemu-user                       # nb_mica -dbt: user-mode QEMU runs the program with its TCG plugin
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
     "$@"
 )
