@@ -194,3 +194,33 @@ NB_TEST(mica_decode_branch_and_rep)
     CHECK(strstr(err, "0x1234") != NULL);
     mica_decoder_free(&d);
 }
+
+/* A NOP's memory operand (nop dword [rax+0]): a read of 4 bytes at RAX by
+ * default, as Pin reports it to MICA; none with nop_mem off (-mica_nop_mem off). */
+NB_TEST(mica_decode_nop_mem)
+{
+    uint64_t regs[NB_TRACE_NREGS];
+    regs_init(regs);
+    static const uint8_t nop_mem[] = { 0x0f, 0x1f, 0x40, 0x00 };
+    struct mica_rec r;
+    char err[200];
+    struct mica_decoder d;
+    mica_decoder_init(&d, 0, 0);
+    REQUIRE(mica_decode(&d, PC, nop_mem, 4, true, regs, PC + 4, &r, err, sizeof(err)) == 0);
+    CHECK_EQ_STR(mica_category_name(r.category), "WIDENOP");
+    CHECK(r.mem_read);
+    CHECK_EQ_U64(r.read1_ea, 0x1000);
+    CHECK_EQ_INT(r.read_size, 4);
+    unsigned regs_read = r.n_regs_read;
+    mica_decoder_free(&d);
+
+    mica_decoder_init(&d, 0, 0);
+    d.nop_mem = false;
+    REQUIRE(mica_decode(&d, PC, nop_mem, 4, true, regs, PC + 4, &r, err, sizeof(err)) == 0);
+    CHECK(!r.mem_read);
+    CHECK_EQ_U64(r.read1_ea, 0);
+    CHECK_EQ_INT(r.read_size, 0);
+    /* The registers are unchanged (RAX, the address register, is still read). */
+    CHECK_EQ_INT(r.n_regs_read, regs_read);
+    mica_decoder_free(&d);
+}

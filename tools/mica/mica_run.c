@@ -35,6 +35,7 @@ void mica_options_default(struct mica_options *o)
     memset(o, 0, sizeof(*o));
     o->block_bits = 6;
     o->page_bits = 12;
+    o->nop_mem = true;
 }
 
 int mica_options_set_list(struct mica_options *o, const char *list, char *err, size_t errlen)

@@ -41,9 +41,10 @@ struct mica_options {
     unsigned block_bits;    /* 6 */
     unsigned page_bits;     /* 12 */
     const struct mica_itypes_spec *itypes; /* NULL: the built-in default groups */
+    bool nop_mem;           /* a NOP's memory operand is a read (default true, as Pin) */
 };
 
-/* Defaults: no analysis, full run, block 6, page 12, ilp_size 0. */
+/* Defaults: no analysis, full run, block 6, page 12, ilp_size 0, nop_mem on. */
 void mica_options_default(struct mica_options *o);
 /* "all" or a comma list; 0, or -1 with a message naming the bad word. */
 int mica_options_set_list(struct mica_options *o, const char *list, char *err, size_t errlen);

@@ -3,25 +3,15 @@
  * every trace given (or every *.trace of a results folder) and runs the
  * analyses of ../shared/MICA-SPEC.md.
  *
- * usage: nb_mica TRACE...|RESULTS_DIR [options]
- *        nb_mica [options] [-int3_markers] -- PROGRAM ARGS...
- *   -mica LIST                 all (default) or a comma list of itypes, ilp, ilp_one,
- *                              reg, stride, memfootprint, memstackdist,
- *                              fullmemstackdist, ppm
- *   -mica_interval S           intervals of S instructions (default: the whole trace)
- *   -mica_ilp_size W           window of ilp_one
- *   -mica_block_size K         2^K-byte blocks (default 6)
- *   -mica_page_size K          2^K-byte pages (default 12)
- *   -mica_itypes FILE          itypes groups in MICA's spec-file format
- *   -mica_max_instructions N   refuse longer traces (default 10,000,000; 0 = no limit)
- *   -o DIR                     where outputs go (default: the trace's folder)
- *   -q                         no report on stdout
- *   -int3_markers              with --: trace only between the program's first two INT3
+ * usage: see usage_text below (nb_mica -h).
  *
  * With `-- PROGRAM ARGS`, the program runs on this machine under ptrace,
  * single-stepped (tools/mica/mica_ptrace.h), into DIR/<program>.trace
  * (DIR: -o, default the current folder), which is then analysed as above.
  * -mica_max_instructions stops that trace (the program runs on untraced).
+ * With -dbt the program runs under qemu-x86_64 with build/host/mica_dbt.so
+ * instead (tools/mica/mica_dbt.h): no trace file, the records go straight
+ * into the analyses.
  *
  * For run-NNNN-<benchmark>.trace it prints the report under "<benchmark>:",
  * appends CSV rows to DIR/run-NNNN-mica.csv and writes MICA's own files to
@@ -56,12 +46,43 @@ struct settings {
 static char **csv_started;
 static size_t n_csv_started;
 
+static const char usage_text[] =
+    "usage: nb_mica TRACE...|RESULTS_DIR [options]\n"
+    "       nb_mica [options] [-int3_markers] -- PROGRAM [ARGS...]\n"
+    "       nb_mica [options] -dbt -- PROGRAM [ARGS...]\n"
+    "\n"
+    "MICA's analyses of an instruction trace: the image's *.trace files (a\n"
+    "results folder takes every *.trace in it), or a Linux program run here\n"
+    "single-stepped under ptrace (into DIR/PROGRAM.trace), or, with -dbt, run\n"
+    "under QEMU user-mode emulation with nb_mica's TCG plugin, its records\n"
+    "streamed into the analyses (no trace file; about 200 times faster).\n"
+    "\n"
+    "  -mica LIST                 all (default) or a comma list of itypes, ilp, ilp_one,\n"
+    "                             reg, stride, memfootprint, memstackdist,\n"
+    "                             fullmemstackdist, ppm\n"
+    "  -mica_interval S           intervals of S instructions (default: the whole run;\n"
+    "                             ilp: a multiple of 200)\n"
+    "  -mica_ilp_size W           window of ilp_one\n"
+    "  -mica_block_size K         2^K-byte blocks (default 6)\n"
+    "  -mica_page_size K          2^K-byte pages (default 12)\n"
+    "  -mica_itypes FILE          itypes groups in MICA's spec-file format\n"
+    "  -mica_nop_mem on|off       a NOP's memory operand (nop dword [rax]) is a read, as\n"
+    "                             MICA on Pin counts it (on, default), or no access (off)\n"
+    "  -mica_max_instructions N   refuse longer traces, stop a capture there\n"
+    "                             (default 10,000,000; 0 = no limit)\n"
+    "  -o DIR                     where outputs go (default: the trace's folder; with --,\n"
+    "                             the current folder)\n"
+    "  -q                         no report on stdout\n"
+    "  -int3_markers              with --: trace only between the program's first two INT3\n"
+    "  -dbt                       with --: capture through QEMU user-mode TCG (qemu-x86_64\n"
+    "                             -plugin), both cores; no AVX-512; see docs/mica.md\n"
+    "  -h, --help                 this text\n"
+    "\n"
+    "Exit status: 0; 1 when a trace or program could not be analysed; 2 on usage errors.\n";
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: nb_mica TRACE...|RESULTS_DIR [-mica LIST] [-mica_interval S] "
-                    "[-mica_ilp_size W]\n              [-mica_block_size K] [-mica_page_size K] "
-                    "[-mica_itypes FILE]\n              [-mica_max_instructions N] [-o DIR] [-q]\n"
-                    "       nb_mica [options] [-int3_markers] -- PROGRAM [ARGS...]\n");
+    fputs(usage_text, stderr);
     return 2;
 }
 
@@ -290,6 +311,10 @@ int main(int argc, char **argv)
             program = argv + i + 1;
             break;
         }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
         if (strcmp(a, "-int3_markers") == 0) {
             s.int3_markers = true;
             continue;
@@ -310,6 +335,12 @@ int main(int argc, char **argv)
         i++;
         if (strcmp(a, "-mica") == 0) {
             list = v;
+        } else if (strcmp(a, "-mica_nop_mem") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                fprintf(stderr, "nb_mica: -mica_nop_mem %s: give on or off\n", v);
+                return 2;
+            }
+            s.opt.nop_mem = strcmp(v, "on") == 0;
         } else if (strcmp(a, "-o") == 0) {
             s.out_dir = v;
         } else if (strcmp(a, "-mica_itypes") == 0) {
