@@ -29,6 +29,7 @@ struct mica_ilp {
     struct window w[MAX_WINDOWS];
     unsigned block_bits;
     uint64_t interval;
+    bool one;
     /* block -> row of n ready times in mem_ready; dropped at interval lines */
     struct mica_map mem;
     uint64_t *mem_ready;
@@ -39,7 +40,7 @@ struct mica_ilp {
 };
 
 struct mica_ilp *mica_ilp_new(const unsigned *windows, unsigned n_windows, unsigned block_bits,
-                              uint64_t interval)
+                              uint64_t interval, bool one)
 {
     struct mica_ilp *s = mica_xcalloc(1, sizeof(*s));
     s->n = n_windows > MAX_WINDOWS ? MAX_WINDOWS : n_windows;
@@ -50,6 +51,7 @@ struct mica_ilp *mica_ilp_new(const unsigned *windows, unsigned n_windows, unsig
     }
     s->block_bits = block_bits;
     s->interval = interval;
+    s->one = one;
     return s;
 }
 
@@ -142,10 +144,10 @@ static void insert(struct mica_ilp *s, const uint64_t *t)
     }
 }
 
-static void emit(struct mica_ilp *s, struct mica_lines *out)
+static void emit(struct mica_ilp *s, uint64_t first, struct mica_lines *out)
 {
     uint64_t v[1 + MAX_WINDOWS];
-    v[0] = s->int_all;
+    v[0] = first;
     for (unsigned i = 0; i < s->n; i++) {
         v[1 + i] = s->w[i].cycles;
         s->w[i].cycles = 0;
@@ -158,13 +160,16 @@ static void run_batch(struct mica_ilp *s, struct mica_lines *out)
     uint64_t t[MAX_WINDOWS];
     for (unsigned k = 0; k < s->n_buf; k++) {
         dependences(s, &s->buf[k], t);
-        /* The check comes before this record enters the window (§2.4). */
+        /* ilp checks before this record enters the window (§2.4), ilp_one after. */
+        if (s->one)
+            insert(s, t);
         if (s->int_hpc == s->interval) {
-            emit(s, out);
+            emit(s, s->one ? s->interval : s->int_all, out);
             s->int_all = s->int_hpc = 0;
             mica_map_clear(&s->mem);
         }
-        insert(s, t);
+        if (!s->one)
+            insert(s, t);
     }
     s->n_buf = 0;
 }
@@ -189,7 +194,7 @@ void mica_ilp_finish(struct mica_ilp *s, struct mica_lines *out)
 {
     if (s->interval)
         run_batch(s, out);
-    emit(s, out);
+    emit(s, s->int_all, out);
 }
 
 void mica_ilp_free(struct mica_ilp *s)

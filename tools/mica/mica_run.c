@@ -127,9 +127,9 @@ struct mica_run *mica_run_new(const struct mica_options *o)
     if (on(r, MICA_ITYPES))
         r->itypes = mica_itypes_new(o->itypes);
     if (on(r, MICA_ILP))
-        r->ilp = mica_ilp_new(ilp_windows, 4, o->block_bits, o->interval);
+        r->ilp = mica_ilp_new(ilp_windows, 4, o->block_bits, o->interval, false);
     if (on(r, MICA_ILP_ONE))
-        r->ilp_one = mica_ilp_new(&o->ilp_size, 1, o->block_bits, o->interval);
+        r->ilp_one = mica_ilp_new(&o->ilp_size, 1, o->block_bits, o->interval, true);
     if (on(r, MICA_REG))
         r->reg = mica_reg_new();
     if (on(r, MICA_STRIDE))
