@@ -6,18 +6,29 @@
 #   make build/host/nb_mica   (part of host-tools)
 #   make mica-bench           time `all` on a 10-million-instruction trace
 
-MICA_LIB_SRCS := $(filter-out tools/mica/nb_mica.c tools/mica/mica_ptrace.c,$(wildcard tools/mica/*.c))
+MICA_LIB_SRCS := $(filter-out tools/mica/nb_mica.c tools/mica/mica_ptrace.c tools/mica/mica_dbt.c \
+                   tools/mica/mica_dbt_plugin.c,$(wildcard tools/mica/*.c))
 # The ptrace capture (nb_mica -- PROGRAM) writes records with the image's encoder.
 MICA_PTRACE_SRCS := tools/mica/mica_ptrace.c kernel/mica_capture.c lib/nb_text.c
-MICA_LIBS     := -lZydis
+# The DBT capture (nb_mica -dbt -- PROGRAM): qemu-x86_64 with the plugin
+# below streams records into the analyses, which run on worker threads.
+MICA_DBT_SRCS := tools/mica/mica_dbt.c
+MICA_LIBS     := -lZydis -pthread
 MICA_BIN      := build/host/nb_mica
+MICA_PLUGIN   := build/host/mica_dbt.so
 
-$(MICA_BIN): tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) \
-             $(wildcard tools/mica/*.h) lib/nb_trace_format.h kernel/mica_capture.h
+$(MICA_BIN): tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
+             $(wildcard tools/mica/*.h) lib/nb_trace_format.h kernel/mica_capture.h | $(MICA_PLUGIN)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) \
-		$(MICA_PTRACE_SRCS) \
+		$(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
 		$(MICA_LIBS)
+
+# QEMU loads it with -plugin; it links with nothing (QEMU provides the API).
+$(MICA_PLUGIN): tools/mica/mica_dbt_plugin.c tools/mica/qemu_plugin_api.h tools/mica/mica_dbt_stream.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -shared -fPIC -fvisibility=hidden -pthread -Itools/mica \
+		-o $@ tools/mica/mica_dbt_plugin.c
 
 # The synthetic trace generator of the speed benchmark and the CLI test.
 MICA_GEN := build/bench/mica_gen_trace

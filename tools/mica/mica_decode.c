@@ -277,21 +277,26 @@ void mica_decoder_init(struct mica_decoder *d, uint64_t fs_base, uint64_t gs_bas
     d->nop_mem = true;
 }
 
+/* A fresh slot in d->st (not in the pc map). */
+static uint32_t new_static(struct mica_decoder *d)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 256;
+        d->st = realloc(d->st, d->cap * sizeof(*d->st));
+        if (!d->st)
+            abort();
+    }
+    return (uint32_t)d->n++;
+}
+
 /* The static facts of the instruction at pc, decoded when new or changed; NULL with err. */
 static struct mica_static *lookup(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
                                   bool changed, char *err, size_t errlen)
 {
     bool fresh;
     uint32_t *idx = mica_map_put(&d->by_pc, pc, &fresh);
-    if (fresh) {
-        if (d->n == d->cap) {
-            d->cap = d->cap ? 2 * d->cap : 256;
-            d->st = realloc(d->st, d->cap * sizeof(*d->st));
-            if (!d->st)
-                abort();
-        }
-        *idx = (uint32_t)d->n++;
-    }
+    if (fresh)
+        *idx = new_static(d);
     struct mica_static *s = &d->st[*idx];
     if (fresh || changed) {
         if (!bytes || n == 0) {
@@ -348,17 +353,37 @@ static uint64_t access_of(const struct mica_access *acc, size_t n_acc, bool stor
     return n_acc ? acc[0].addr : 0;
 }
 
-int mica_decode_accesses(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
-                         bool changed, const struct mica_access *acc, size_t n_acc,
-                         uint64_t next_rip, struct mica_rec *out, char *err, size_t errlen)
+int mica_decode_static_add(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                           uint32_t *handle, char *err, size_t errlen)
 {
-    struct mica_static *s = lookup(d, pc, bytes, n, changed, err, errlen);
-    if (!s)
+    uint32_t h = new_static(d);
+    struct mica_static *s = &d->st[h];
+    if (decode_static(bytes, n, pc, d->nop_mem, s, err, errlen) < 0) {
+        s->len = 0;
         return -1;
+    }
+    *handle = h;
+    return 0;
+}
+
+bool mica_decode_is_rep(const struct mica_decoder *d, uint32_t handle)
+{
+    return d->st[handle].real_rep;
+}
+
+void mica_decode_fill(struct mica_decoder *d, uint32_t handle, uint64_t pc,
+                      const struct mica_access *acc, size_t n_acc, uint64_t next_rip,
+                      struct mica_rec *out)
+{
+    const struct mica_static *s = &d->st[handle];
     *out = s->proto;
     out->pc = pc;
     out->read1_ea = out->read2_ea = out->write_ea = 0;
-    if (n_acc) {
+    if (n_acc == 0) {
+        /* No access seen, no address known: not a memory instruction this time. */
+        out->mem_read = out->has_read2 = out->mem_write = false;
+        out->read_size = out->write_size = 0;
+    } else {
         if (s->n_reads > 1) {
             /* CMPS: QEMU loads [RDI] first, then [RSI]; MICA's read1 is [RSI]. */
             out->read1_ea = access_of(acc, n_acc, false, s->cmps ? 1 : 0);
@@ -378,6 +403,16 @@ int mica_decode_accesses(struct mica_decoder *d, uint64_t pc, const uint8_t *byt
     }
     d->prev_pc = pc;
     d->have_prev = true;
+}
+
+int mica_decode_accesses(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                         bool changed, const struct mica_access *acc, size_t n_acc,
+                         uint64_t next_rip, struct mica_rec *out, char *err, size_t errlen)
+{
+    struct mica_static *s = lookup(d, pc, bytes, n, changed, err, errlen);
+    if (!s)
+        return -1;
+    mica_decode_fill(d, (uint32_t)(s - d->st), pc, acc, n_acc, next_rip, out);
     return 0;
 }
 

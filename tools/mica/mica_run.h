@@ -73,4 +73,14 @@ const struct mica_options *mica_run_options(const struct mica_run *r);
 size_t mica_run_other_categories(const struct mica_run *r, const char **names, size_t max);
 void mica_run_free(struct mica_run *r);
 
+/*
+ * Parallel analyses: parts of one run on different threads. A part is a run
+ * with the same options and a subset of the analyses (mask); after the last
+ * record and mica_run_finish on every part, mica_run_adopt moves the
+ * analyses of part into r (which must not have seen any record), so r reads
+ * as if it had run them itself.
+ */
+struct mica_run *mica_run_new_part(const struct mica_options *o, unsigned mask);
+void mica_run_adopt(struct mica_run *r, struct mica_run *part);
+
 #endif
