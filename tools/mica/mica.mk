@@ -44,11 +44,24 @@ $(MICA_RUNNER): tests/mica/mica_runner.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $<
 
-.PHONY: mica-bench mica-test
+# Five small static programs (nasm, no libc) run by both host captures
+# (ptrace and DBT) for the comparison of tests/mica_dbt_test.sh.
+MICA_PROGS := $(patsubst tests/mica/progs/%.asm,build/host/mica_progs/%,$(wildcard tests/mica/progs/*.asm))
+
+build/host/mica_progs/%: tests/mica/progs/%.asm
+	@mkdir -p $(@D)
+	nasm -f elf64 -o $@.o $<
+	ld -o $@ $@.o
+
+.PHONY: mica-bench mica-test mica-dbt-test mica-dbt-bench
 
 mica-bench: $(MICA_BIN) $(MICA_GEN)
 	tests/bench/mica_speed.sh build/bench
 
 # nb_mica end to end on generated and damaged traces (tests/mica_cli_test.sh).
-mica-test: $(MICA_BIN) $(MICA_GEN) $(MICA_RUNNER)
+mica-test: $(MICA_BIN) $(MICA_GEN) $(MICA_RUNNER) mica-dbt-test
 	tests/mica_cli_test.sh build/bench/mica_gen_trace build/host/nb_mica $(MICA_RUNNER)
+
+# The DBT capture against the ptrace capture (also run by tests/qemu/run.sh).
+mica-dbt-test: $(MICA_BIN) $(MICA_PLUGIN) $(MICA_PROGS)
+	tests/mica_dbt_test.sh build/host/nb_mica build/host/mica_progs

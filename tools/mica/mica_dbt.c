@@ -14,8 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mica_dbt_stream.h"
@@ -26,7 +29,7 @@
 #define MAX_WORKERS 2
 #define MAX_PARTS 8
 #define MAX_ACCESSES 16
-#define READ_WORDS (1u << 17)
+#define READ_WORDS (1u << 16)
 
 /*
  * The analyses of a worker: the two groups cost about the same per record
@@ -269,15 +272,27 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
                  strerror(errno));
         return -1;
     }
-    int fds[2], ready[2];
-    if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(ready, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
+    int ready[2];
+    size_t ring_bytes = MICA_DBT_RING_HEADER + (size_t)MICA_DBT_RING_WORDS * sizeof(uint64_t);
+    int ring_fd = memfd_create("mica_dbt_ring", 0); /* not close-on-exec: QEMU's plugin maps it */
+    if (ring_fd < 0 || ftruncate(ring_fd, (off_t)ring_bytes) != 0) {
+        snprintf(err, errlen, "memfd for the ring: %s", strerror(errno));
+        if (ring_fd >= 0)
+            close(ring_fd);
         return -1;
     }
-    fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups; the default is fine too */
+    void *ring_map = mmap(NULL, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+    if (ring_map == MAP_FAILED || pipe2(ready, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "ring: %s", strerror(errno));
+        close(ring_fd);
+        return -1;
+    }
+    struct mica_dbt_ring *ring = ring_map;
+    const uint64_t *ring_words = (const uint64_t *)((char *)ring_map + MICA_DBT_RING_HEADER);
+    ring->size_words = MICA_DBT_RING_WORDS;
     char *prog = find_program(argv[0]);
     char plugin_arg[4200];
-    int n = snprintf(plugin_arg, sizeof(plugin_arg), "%s,fd=%d", o->plugin, fds[1]);
+    int n = snprintf(plugin_arg, sizeof(plugin_arg), "%s,fd=%d", o->plugin, ring_fd);
     if (o->max_instructions)
         snprintf(plugin_arg + n, sizeof(plugin_arg) - (size_t)n, ",max=%llu",
                  (unsigned long long)o->max_instructions);
@@ -296,19 +311,20 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
         snprintf(err, errlen, "fork: %s", strerror(errno));
         free(qargv);
         free(prog);
+        munmap(ring_map, ring_bytes);
+        close(ring_fd);
         return -1;
     }
     if (pid == 0) {
-        close(fds[0]);
         close(ready[0]);
-        fcntl(fds[1], F_SETFD, 0); /* the plugin writes to it */
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* no QEMU left waiting on a ring nobody reads */
         execvp(qargv[0], qargv);
         int e = errno;
         if (write(ready[1], &e, sizeof(e)) < 0)
             _exit(127);
         _exit(127);
     }
-    close(fds[1]);
+    close(ring_fd);
     close(ready[1]);
     free(qargv);
     int child_errno = 0;
@@ -316,7 +332,7 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     close(ready[0]);
     if (no_exec) {
         waitpid(pid, NULL, 0);
-        close(fds[0]);
+        munmap(ring_map, ring_bytes);
         snprintf(err, errlen, "%s: cannot run it: %s (install qemu-user: tools/install-deps.sh)",
                  o->qemu, strerror(child_errno));
         free(prog);
@@ -349,22 +365,43 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     r.batch = take_batch(&pool);
     uint64_t *words = malloc(READ_WORDS * sizeof(uint64_t));
     size_t have = 0; /* bytes in words[] not consumed yet */
-    int rc = 0;
+    int rc = 0, status = 0;
+    bool exited = false;
+    uint64_t tail = 0;
+    struct timespec nap = { 0, 20000 };
     for (;;) {
-        ssize_t k = read(fds[0], (char *)words + have, READ_WORDS * sizeof(uint64_t) - have);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (k < 0) {
-                snprintf(err, errlen, "reading the plugin's pipe: %s", strerror(errno));
-                rc = -1;
-            } else if (have) {
-                snprintf(err, errlen, "the plugin's stream ends inside a record");
-                rc = -1;
+        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        if (head == tail) {
+            if (exited) {
+                if (have) {
+                    snprintf(err, errlen, "the plugin's stream ends inside a record");
+                    rc = -1;
+                }
+                break;
             }
-            break;
+            /* Idle: has QEMU ended? Then one more look at head (it stored before exiting). */
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid || (w < 0 && errno != EINTR))
+                exited = true;
+            else
+                nanosleep(&nap, NULL);
+            continue;
         }
-        have += (size_t)k;
+        /* Copy what came (up to the buffer's room) out of the ring, then hand the room back. */
+        size_t room = READ_WORDS - have / sizeof(uint64_t), k = 0;
+        uint64_t avail = head - tail;
+        size_t take = avail < room ? (size_t)avail : room;
+        while (k < take) {
+            size_t at = (size_t)((tail + k) & (MICA_DBT_RING_WORDS - 1));
+            size_t run = MICA_DBT_RING_WORDS - at;
+            if (run > take - k)
+                run = take - k;
+            memcpy((char *)words + have + k * sizeof(uint64_t), ring_words + at, run * sizeof(uint64_t));
+            k += run;
+        }
+        tail += take;
+        __atomic_store_n(&ring->tail, tail, __ATOMIC_RELEASE);
+        have += take * sizeof(uint64_t);
         ssize_t used = consume(&r, words, have / sizeof(uint64_t));
         if (used < 0) {
             rc = -1;
@@ -383,12 +420,12 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     pthread_mutex_unlock(&pool.lock);
     for (unsigned k = 0; k < pool.n_workers; k++)
         pthread_join(tids[k], NULL);
-    if (rc != 0)
-        kill(pid, SIGKILL);
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    if (!exited) {
+        kill(pid, SIGKILL); /* an error: stop QEMU */
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    munmap(ring_map, ring_bytes);
     if (WIFEXITED(status))
         res->exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) {

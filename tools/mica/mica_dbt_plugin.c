@@ -2,8 +2,8 @@
  * mica_dbt_plugin.c — the QEMU user-mode TCG plugin of nb_mica -dbt
  * (build/host/mica_dbt.so): for every instruction the first guest thread
  * executes, one EXEC word, and one LOAD/STORE word per memory access, into
- * the pipe given as fd=N (format: mica_dbt_stream.h). Nothing else: the
- * decoding and the analyses run in nb_mica, on the other core.
+ * the shared ring given as fd=N (format: mica_dbt_stream.h). Nothing else:
+ * the decoding and the analyses run in nb_mica, on the other core.
  *
  *   qemu-x86_64 -plugin build/host/mica_dbt.so,fd=3[,max=N] PROGRAM ARGS
  *
@@ -11,11 +11,13 @@
  * Only vCPU 0, the program's initial thread, is recorded (as the ptrace
  * capture traces only the initial thread).
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mica_dbt_stream.h"
@@ -35,7 +37,6 @@ struct insn {
 
 #define HASH_BITS 20
 #define CHUNK 4096
-#define BUF_WORDS (1u << 16)
 
 static struct insn *table[1u << HASH_BITS];
 static struct insn *chunk;
@@ -44,35 +45,33 @@ static uint32_t next_id;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int out_fd = -1;
-static uint64_t buf[BUF_WORDS + MICA_DBT_DEF_WORDS + 1];
-static unsigned n_buf;
+static struct mica_dbt_ring *ring;
+static uint64_t *words, mask;
+static uint64_t head, room_until; /* room_until: head may grow to it without looking at tail */
 static uint64_t recorded, max_records;
-static bool stopped, failed;
+static bool stopped;
 
-static void flush(void)
+/* Waits until nb_mica has consumed enough for one more word. */
+static void wait_room(void)
 {
-    const char *p = (const char *)buf;
-    size_t left = n_buf * sizeof(buf[0]);
-    while (left && !failed) {
-        ssize_t k = write(out_fd, p, left);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            /* nb_mica went away: stop recording, let the program finish. */
-            failed = stopped = true;
-            break;
-        }
-        p += k;
-        left -= (size_t)k;
+    struct timespec nap = { 0, 50000 };
+    for (;;) {
+        uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+        room_until = tail + ring->size_words;
+        if (head < room_until)
+            return;
+        nanosleep(&nap, NULL);
     }
-    n_buf = 0;
 }
 
 static inline void put(uint64_t w)
 {
-    buf[n_buf++] = w;
-    if (n_buf >= BUF_WORDS)
-        flush();
+    if (head == room_until)
+        wait_room();
+    words[head & mask] = w;
+    head++;
+    /* Published at once (a plain store on x86): nothing waits in this process. */
+    __atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
 }
 
 static void on_exec(unsigned int vcpu, void *userdata)
@@ -83,7 +82,6 @@ static void on_exec(unsigned int vcpu, void *userdata)
     if (max_records && recorded == max_records) {
         stopped = true;
         put(MICA_DBT_EXEC | MICA_DBT_STOP);
-        flush();
         return;
     }
     recorded++;
@@ -154,16 +152,6 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
 }
 
-static void on_program_exit(qemu_plugin_id_t id, void *userdata)
-{
-    (void)id;
-    (void)userdata;
-    if (!failed)
-        flush();
-    stopped = true;
-    close(out_fd);
-}
-
 MICA_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                                 int argc, char **argv)
 {
@@ -182,11 +170,22 @@ MICA_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
             return -1;
         }
     }
-    if (out_fd < 0) {
-        qemu_plugin_outs("mica_dbt: needs fd=N\n");
+    struct stat st;
+    if (out_fd < 0 || fstat(out_fd, &st) != 0 || (size_t)st.st_size <= MICA_DBT_RING_HEADER) {
+        qemu_plugin_outs("mica_dbt: needs fd=N, the ring nb_mica made\n");
         return -1;
     }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, out_fd, 0);
+    if (m == MAP_FAILED) {
+        qemu_plugin_outs("mica_dbt: cannot map the ring\n");
+        return -1;
+    }
+    close(out_fd);
+    ring = m;
+    words = (uint64_t *)((char *)m + MICA_DBT_RING_HEADER);
+    mask = ring->size_words - 1;
+    head = ring->head;
+    room_until = head;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, on_program_exit, NULL);
     return 0;
 }
