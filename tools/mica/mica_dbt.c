@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,13 +33,15 @@
 #define READ_WORDS (1u << 16)
 
 /*
- * The analyses of a worker: the two groups cost about the same per record
- * (measured with tests/bench/mica_dbt_speed.sh). memstackdist and
- * fullmemstackdist share one LRU stack, so they stay together.
+ * The analyses of a worker, in two groups of about the same cost per record
+ * (CPU seconds per 10^8 records of tests/bench/mica_gig.asm, measured one
+ * analysis at a time: ilp 4.3, memstackdist + fullmemstackdist (one LRU
+ * stack, so together) 3.2, memfootprint 2.0, stride 1.0, ppm 0.6, reg 0.4,
+ * itypes 0.2, plus about 1 per worker for walking the records).
  */
 static const unsigned worker_mask[MAX_WORKERS] = {
-    1u << MICA_ILP | 1u << MICA_ILP_ONE | 1u << MICA_MEMSTACKDIST | 1u << MICA_FULLMEMSTACKDIST,
-    1u << MICA_ITYPES | 1u << MICA_REG | 1u << MICA_STRIDE | 1u << MICA_MEMFOOTPRINT | 1u << MICA_PPM,
+    1u << MICA_ILP | 1u << MICA_ILP_ONE | 1u << MICA_REG | 1u << MICA_PPM | 1u << MICA_ITYPES,
+    1u << MICA_MEMSTACKDIST | 1u << MICA_FULLMEMSTACKDIST | 1u << MICA_MEMFOOTPRINT | 1u << MICA_STRIDE,
 };
 
 struct batch {
@@ -61,7 +64,22 @@ struct worker {
     unsigned index;
     struct mica_run *part[MAX_PARTS];
     size_t n_parts;
+    double cpu;         /* seconds of this thread */
 };
+
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static void *work(void *arg)
 {
@@ -87,6 +105,7 @@ static void *work(void *arg)
     }
     for (unsigned k = 0; k < w->n_parts; k++)
         mica_run_finish(w->part[k]);
+    w->cpu = thread_cpu();
     return NULL;
 }
 
@@ -266,6 +285,7 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
                  size_t n_runs, struct mica_dbt_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof(*res));
+    double wall0 = wall_now(), cpu0 = thread_cpu();
     struct stat st;
     if (stat(o->plugin, &st) != 0) {
         snprintf(err, errlen, "%s: %s (the QEMU plugin; make build/host/mica_dbt.so)", o->plugin,
@@ -366,6 +386,8 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     uint64_t *words = malloc(READ_WORDS * sizeof(uint64_t));
     size_t have = 0; /* bytes in words[] not consumed yet */
     int rc = 0, status = 0;
+    struct rusage usage;
+    memset(&usage, 0, sizeof(usage));
     bool exited = false;
     uint64_t tail = 0;
     struct timespec nap = { 0, 20000 };
@@ -380,7 +402,7 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
                 break;
             }
             /* Idle: has QEMU ended? Then one more look at head (it stored before exiting). */
-            pid_t w = waitpid(pid, &status, WNOHANG);
+            pid_t w = wait4(pid, &status, WNOHANG, &usage);
             if (w == pid || (w < 0 && errno != EINTR))
                 exited = true;
             else
@@ -422,9 +444,16 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
         pthread_join(tids[k], NULL);
     if (!exited) {
         kill(pid, SIGKILL); /* an error: stop QEMU */
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
             ;
     }
+    res->wall = wall_now() - wall0;
+    res->cpu_qemu = (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 +
+                    (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6;
+    res->cpu_reader = thread_cpu() - cpu0;
+    res->n_workers = pool.n_workers;
+    for (unsigned k = 0; k < pool.n_workers; k++)
+        res->cpu_worker[k] = workers[k].cpu;
     munmap(ring_map, ring_bytes);
     if (WIFEXITED(status))
         res->exit_status = WEXITSTATUS(status);

@@ -43,6 +43,10 @@ struct mica_dbt_result {
     bool killed;               /* the program died of a signal */
     int signal;
     int exit_status;           /* the program's exit status when it exited */
+    /* Where the time went (seconds): wall clock, CPU of QEMU (with the
+     * plugin), of the reading/decoding thread and of each analysis thread. */
+    double wall, cpu_qemu, cpu_reader, cpu_worker[2];
+    unsigned n_workers;
 };
 
 /*

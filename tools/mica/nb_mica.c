@@ -299,9 +299,14 @@ static int dbt_program(char **argv, struct settings *s)
         status = 1;
         goto out;
     }
-    if (!s->quiet)
+    if (!s->quiet) {
         fprintf(stderr, "nb_mica: %s: %llu instructions analysed through QEMU (DBT)\n", argv[0],
                 (unsigned long long)res.instructions);
+        fprintf(stderr, "nb_mica: %.2f s, %.2f M instructions/s; CPU s: QEMU %.2f, decoding %.2f, "
+                "analyses %.2f + %.2f\n", res.wall,
+                res.wall > 0 ? (double)res.instructions / res.wall / 1e6 : 0.0, res.cpu_qemu,
+                res.cpu_reader, res.cpu_worker[0], res.n_workers > 1 ? res.cpu_worker[1] : 0.0);
+    }
     if (res.too_long) {
         fprintf(stderr, "nb_mica: %s: more than -mica_max_instructions %llu instructions; the analyses "
                 "stop there and the program ran on (-mica_max_instructions 0: no limit)\n", argv[0],
