@@ -62,6 +62,16 @@ mica-bench: $(MICA_BIN) $(MICA_GEN)
 mica-test: $(MICA_BIN) $(MICA_GEN) $(MICA_RUNNER) mica-dbt-test
 	tests/mica_cli_test.sh build/bench/mica_gen_trace build/host/nb_mica $(MICA_RUNNER)
 
+# The program of the DBT benchmark: 10^9 + 9 instructions.
+build/bench/mica_gig: tests/bench/mica_gig.asm
+	@mkdir -p $(@D)
+	nasm -f elf64 -o $@.o $<
+	ld -o $@ $@.o
+
+# 10^9 instructions through the DBT capture and every analysis (not a test: minutes).
+mica-dbt-bench: $(MICA_BIN) $(MICA_PLUGIN) build/bench/mica_gig
+	tests/bench/mica_dbt_speed.sh $(MICA_BIN) build/bench/mica_gig
+
 # The DBT capture against the ptrace capture (also run by tests/qemu/run.sh).
 mica-dbt-test: $(MICA_BIN) $(MICA_PLUGIN) $(MICA_PROGS)
 	tests/mica_dbt_test.sh build/host/nb_mica build/host/mica_progs
