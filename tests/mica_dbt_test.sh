@@ -70,6 +70,13 @@ check "crash: exit 0" test $? -eq 0
 check "crash: killed said" grep -q 'killed by signal 11' "$tmp/pf.err"
 check "crash: the NOP and the faulting load" grep -q '^MICA itypes: 2 ' "$tmp/pf.txt"
 
+# AVX-512 (TCG lacks it): a clear error pointing to the ptrace capture.
+printf 'bits 64\nglobal _start\n_start:\nvpaddd zmm0, zmm1, zmm2\nmov eax, 60\nxor edi, edi\nsyscall\n' >"$tmp/z.asm"
+nasm -f elf64 -o "$tmp/z.o" "$tmp/z.asm" && ld -o "$tmp/z" "$tmp/z.o"
+"$mica" -o "$tmp/z-out" -dbt -mica itypes -- "$tmp/z" >/dev/null 2>"$tmp/z.err"
+check "AVX-512: exit 1" test $? -eq 1
+check "AVX-512: message" grep -q "undecodable instruction at 0x401000: 62 (as QEMU read it.*use the ptrace capture" "$tmp/z.err"
+
 # Refusals.
 "$mica" -dbt -int3_markers -- "$progs/loops" 2>"$tmp/r1.err"; check "-dbt -int3_markers: exit 2" test $? -eq 2
 check "-dbt -int3_markers: message" grep -q 'trace between markers with the ptrace capture' "$tmp/r1.err"

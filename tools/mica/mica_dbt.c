@@ -208,6 +208,14 @@ static int define(struct reader *r, const uint64_t *w)
         if (len == 0 || len > MICA_DBT_MAX_BYTES)
             snprintf(r->err, r->errlen, "the plugin sent a %u-byte instruction at 0x%llx", len,
                      (unsigned long long)d->pc);
+        else {
+            /* QEMU hands over only the bytes it understood: an instruction TCG
+             * lacks (AVX-512, ...) arrives cut short. */
+            size_t k = strlen(r->err);
+            snprintf(r->err + k, r->errlen - k, " (as QEMU read it: an instruction QEMU's TCG cannot "
+                     "run, e.g. AVX-512, stops the program with SIGILL; use the ptrace capture, "
+                     "without -dbt)");
+        }
         return -1;
     }
     d->defined = true;
