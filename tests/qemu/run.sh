@@ -1290,6 +1290,7 @@ mica_csv_line() { # CSV BENCHMARK ANALYSIS[.K]
         { n = split($2, f, ".") }
         f[1] != "mica" || f[2] != a { next }
         (k == "" && n != 3) || (k != "" && (n != 4 || "." f[4] != k)) { next }
+        f[3] ~ /^d[0-9]+$/ && $3 == 0 { next }  # fullmemstackdist: the distances that occurred
         { printf "%s%s", (out++ ? " " : ""), (f[3] ~ /^d[0-9]+$/ ? f[3] "=" $3 : $3) }
         END { print "" }' "$1"
 }
