@@ -163,7 +163,7 @@ struct reader {
 };
 
 /* The record of the instruction executing, now that the next pc is known. */
-static void emit(struct reader *r, uint64_t next_pc)
+static void emit(struct reader *r, uint64_t next_pc, bool last)
 {
     const struct def *d = &r->defs[r->cur];
     if (d->rep && r->n_acc == 0 && r->records && r->last_pc == d->pc) {
@@ -173,8 +173,10 @@ static void emit(struct reader *r, uint64_t next_pc)
         return;
     }
     r->last_pc = d->pc;
-    mica_decode_fill(&r->dec, d->handle, d->pc, r->acc, r->n_acc, next_pc,
-                     &r->batch->rec[r->batch->n++]);
+    struct mica_rec *rec = &r->batch->rec[r->batch->n++];
+    mica_decode_fill(&r->dec, d->handle, d->pc, r->acc, r->n_acc, next_pc, rec);
+    if (last)
+        rec->taken = false; /* nothing follows the program's last instruction */
     r->records++;
     if (r->batch->n == BATCH_RECS) {
         publish(r->pool);
@@ -242,8 +244,12 @@ static ssize_t consume(struct reader *r, const uint64_t *w, size_t n)
         case MICA_DBT_EXEC: {
             uint32_t id = (uint32_t)x;
             if (id == MICA_DBT_STOP) {
+                if (n - i < 2)
+                    return (ssize_t)i;
+                if (r->have_cur)
+                    emit(r, w[i + 1], false);
                 r->stopped = true;
-                i++;
+                i += 2;
                 break;
             }
             if (id >= r->n_defs || !r->defs[id].defined) {
@@ -251,7 +257,7 @@ static ssize_t consume(struct reader *r, const uint64_t *w, size_t n)
                 return -1;
             }
             if (r->have_cur)
-                emit(r, r->defs[id].pc);
+                emit(r, r->defs[id].pc, false);
             r->cur = id;
             r->have_cur = true;
             i++;
@@ -441,7 +447,7 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
         memmove(words, words + used, have);
     }
     if (rc == 0 && r.have_cur)
-        emit(&r, 0); /* the last instruction: nothing follows it (not a taken branch) */
+        emit(&r, 0, true); /* the program's last instruction (its exit) */
     if (r.batch->n)
         publish(&pool);
     pthread_mutex_lock(&pool.lock);

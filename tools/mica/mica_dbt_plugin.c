@@ -82,6 +82,7 @@ static void on_exec(unsigned int vcpu, void *userdata)
     if (max_records && recorded == max_records) {
         stopped = true;
         put(MICA_DBT_EXEC | MICA_DBT_STOP);
+        put(s->vaddr); /* where the last recorded instruction went: a branch's outcome */
         return;
     }
     recorded++;

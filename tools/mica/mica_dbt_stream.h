@@ -14,7 +14,9 @@
  *                          defines `id` (sent once, before its first EXEC;
  *                          an address whose bytes changed gets a new id)
  *
- *   EXEC  | MICA_DBT_STOP  max=N was reached: nothing more is recorded
+ *   EXEC  | MICA_DBT_STOP, then vaddr
+ *                          max=N was reached: nothing more is recorded;
+ *                          vaddr is the instruction that was about to run
  *
  * Guest user-space addresses are below 2^57, so they fit in 62 bits. The
  * end of the program is the end of the QEMU process.
