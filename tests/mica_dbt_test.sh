@@ -65,6 +65,39 @@ check "limit on a branch: same outputs" same_outputs "$tmp/pt-lim" "$tmp/dbt-lim
 # 49 taken then 1 not taken: branches 50, taken = min(49, 1) = 1, one transition.
 check "limit on a branch: not taken" grep -qx 'loops,mica.ppm.transitions,1' "$tmp/dbt-lim/mica.csv"
 
+# A program that forks: only the initial process is recorded (the child shares
+# the ring and must stay silent). Parent: AND, MOV, SYSCALL (fork), MOV, MOV,
+# 1000 x DEC/JNZ, TEST, JZ, 5 + SYSCALL (wait4), MOV, XOR, SYSCALL = 2016.
+cat >"$tmp/fork.asm" <<'ASM'
+bits 64
+global _start
+_start:
+    and rsp, -4096
+    mov eax, 57
+    syscall
+    mov r12, rax
+    mov ecx, 1000
+spin:
+    dec ecx
+    jnz spin
+    test r12, r12
+    jz done
+    mov eax, 61
+    mov rdi, -1
+    xor esi, esi
+    xor edx, edx
+    xor r10d, r10d
+    syscall
+done:
+    mov eax, 60
+    xor edi, edi
+    syscall
+ASM
+nasm -f elf64 -o "$tmp/fork.o" "$tmp/fork.asm" && ld -o "$tmp/fork" "$tmp/fork.o"
+"$mica" -o "$tmp/fork-out" -dbt -mica itypes -- "$tmp/fork" >"$tmp/fork.txt" 2>"$tmp/fork.err"
+check "fork: exit 0" test $? -eq 0
+check "fork: the parent's 2016 instructions only" grep -q '^MICA itypes: 2016 ' "$tmp/fork.txt"
+
 # A dynamically linked program: the loader and libc start-up under QEMU.
 "$mica" -o "$tmp/true" -dbt -mica itypes -- /bin/true >"$tmp/true.txt" 2>"$tmp/true.err"
 check "/bin/true: exit 0" test $? -eq 0

@@ -19,7 +19,7 @@
  *    RCX;
  *  - QEMU's CPU model is TCG's (no AVX-512, and library code that picks an
  *    implementation by CPUID may take another path than on the host).
- * Only the initial thread (vCPU 0) is recorded.
+ * Only the initial thread (vCPU 0) of the initial process is recorded.
  */
 #ifndef MICA_DBT_H
 #define MICA_DBT_H

@@ -9,7 +9,8 @@
  *
  * max=N: record the first N instructions only (the program runs on).
  * Only vCPU 0, the program's initial thread, is recorded (as the ptrace
- * capture traces only the initial thread).
+ * capture traces only the initial thread), and only in the initial process:
+ * a child made by fork stops recording (the ring is shared with it).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -153,6 +154,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
 }
 
+/* In a child of the program's fork: the ring belongs to the parent. */
+static void stop_in_child(void)
+{
+    stopped = true;
+}
+
 MICA_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                                 int argc, char **argv)
 {
@@ -187,6 +194,7 @@ MICA_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
     mask = ring->size_words - 1;
     head = ring->head;
     room_until = head;
+    pthread_atfork(NULL, NULL, stop_in_child);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     return 0;
 }
