@@ -318,6 +318,8 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     void *ring_map = mmap(NULL, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
     if (ring_map == MAP_FAILED || pipe2(ready, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "ring: %s", strerror(errno));
+        if (ring_map != MAP_FAILED)
+            munmap(ring_map, ring_bytes);
         close(ring_fd);
         return -1;
     }
@@ -407,6 +409,12 @@ int mica_dbt_run(char *const *argv, const struct mica_dbt_options *o, struct mic
     struct timespec nap = { 0, 20000 };
     for (;;) {
         uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+        if (head < tail || head - tail > MICA_DBT_RING_WORDS) {
+            snprintf(err, errlen, "the plugin's ring is damaged (head %llu, tail %llu)",
+                     (unsigned long long)head, (unsigned long long)tail);
+            rc = -1;
+            break;
+        }
         if (head == tail) {
             if (exited) {
                 if (have) {
