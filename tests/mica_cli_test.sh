@@ -73,6 +73,15 @@ check "ptrace /bin/true: count said" grep -q '/bin/true: [0-9]* instructions tra
 check "ptrace /bin/true: header count = itypes count" test \
     "$(od -An -tu8 -j 16 -N 8 "$tmp/pt/true.trace" | tr -d ' ')" = \
     "$(sed -n 's/^MICA itypes: \([0-9]*\) .*/\1/p' "$tmp/pt.txt")"
+# A static program of exactly 14 instructions (MOV, 5 x DEC/JNZ, MOV, XOR,
+# SYSCALL): the first one is recorded once, not twice (issue 23).
+printf 'bits 64\nglobal _start\n_start:\nmov ecx, 5\nl: dec ecx\njnz l\nmov eax, 60\nxor edi, edi\nsyscall\n' \
+    >"$tmp/exit14.asm"
+nasm -f elf64 -o "$tmp/exit14.o" "$tmp/exit14.asm" && ld -o "$tmp/exit14" "$tmp/exit14.o"
+"$mica" -o "$tmp/pt14" -mica itypes -- "$tmp/exit14" >"$tmp/pt14.txt" 2>&1
+check "ptrace static program: exit 0" test $? -eq 0
+check "ptrace static program: 14 instructions, no phantom first record" \
+    grep -qx 'MICA itypes: 14 0 0 5 8 0 0 0 0 0 1 0 0' "$tmp/pt14.txt"
 "$mica" -o "$tmp/pt2" -mica_max_instructions 500 -mica itypes -- /bin/true >"$tmp/pt2.txt" 2>"$tmp/pt2.err"
 check "ptrace limit: exit 1" test $? -eq 1
 check "ptrace limit: message" grep -q 'more than -mica_max_instructions 500 instructions' "$tmp/pt2.err"
@@ -104,6 +113,24 @@ check "fault: exit 0" test $? -eq 0
 check "fault: itypes" grep -qx 'MICA itypes: 2 1 0 0 1 0 0 0 0 0 0 1 0' "$tmp/pt7.txt"
 check "fault: vector" grep -q 'stopped on exception vector 14' "$tmp/pt7.txt"
 check "fault: killed said" grep -q 'killed by signal 11' "$tmp/pt7.err"
+# A NOP with a memory operand: a read by default (MICA on Pin), none with
+# -mica_nop_mem off (issue 23).
+printf 'bits 64\nnop dword [r14+8]\n' >"$tmp/nopm.asm"; nasm -f bin -o "$tmp/nopm.bin" "$tmp/nopm.asm"
+"$mica" -o "$tmp/pt8" -int3_markers -mica itypes,memfootprint -- "$runner" -unroll_count 4 "$tmp/nopm.bin" \
+    >"$tmp/pt8.txt" 2>&1
+check "nop mem on: itypes" grep -qx 'MICA itypes: 4 4 0 0 0 0 0 0 0 0 0 4 0' "$tmp/pt8.txt"
+check "nop mem on: one data block" grep -qx 'MICA memfootprint: 1 1 1 1' "$tmp/pt8.txt"
+"$mica" -o "$tmp/pt9" -mica_nop_mem off -int3_markers -mica itypes,memfootprint -- "$runner" -unroll_count 4 \
+    "$tmp/nopm.bin" >"$tmp/pt9.txt" 2>&1
+check "nop mem off: itypes" grep -qx 'MICA itypes: 4 0 0 0 0 0 0 0 0 0 0 4 0' "$tmp/pt9.txt"
+check "nop mem off: no data" grep -qx 'MICA memfootprint: 0 0 1 1' "$tmp/pt9.txt"
+"$mica" "$res" -mica_nop_mem maybe 2>"$tmp/e7.txt"; check "nop mem maybe: exit 2" test $? -eq 2
+check "nop mem maybe: message" grep -q -- '-mica_nop_mem maybe: give on or off' "$tmp/e7.txt"
+# -h and --help: the usage on stdout, exit 0.
+"$mica" -h >"$tmp/h.txt" 2>&1; check "-h: exit 0" test $? -eq 0
+check "-h: usage" grep -q '^usage: nb_mica TRACE' "$tmp/h.txt"
+check "-h: lists -mica_nop_mem" grep -q -- '-mica_nop_mem on|off' "$tmp/h.txt"
+"$mica" --help 2>/dev/null | grep -q '^usage: nb_mica'; check "--help: usage on stdout" test $? -eq 0
 "$mica" -o "$tmp/pt6" -int3_markers -- /bin/true >/dev/null 2>"$tmp/pt6.err"
 check "int3 markers missing: exit 1" test $? -eq 1
 check "int3 markers missing: message" grep -q 'ended before its first' "$tmp/pt6.err"

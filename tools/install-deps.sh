@@ -20,6 +20,7 @@ PACKAGES=(
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks; tools/nb_html
     chromium                        # headless browser tests of the results pages (tests/results)
     python3-pytest python3-venv python3-setuptools python3-wheel  # tests/python: the Python API over serve mode; its pip install
+    qemu-user                       # nb_mica -dbt: user-mode QEMU runs the program with its TCG plugin
     "$@"
 )
 

@@ -1298,6 +1298,7 @@ mica_csv_line() { # CSV BENCHMARK ANALYSIS[.K]
         { n = split($2, f, ".") }
         f[1] != "mica" || f[2] != a { next }
         (k == "" && n != 3) || (k != "" && (n != 4 || "." f[4] != k)) { next }
+        f[3] ~ /^d[0-9]+$/ && $3 == 0 { next }  # fullmemstackdist: the distances that occurred
         { printf "%s%s", (out++ ? " " : ""), (f[3] ~ /^d[0-9]+$/ ? f[3] "=" $3 : $3) }
         END { print "" }' "$1"
 }
@@ -1491,5 +1492,6 @@ source "$ROOT/tests/qemu/cycle_by_cycle_tests.sh"
 source "$ROOT/tests/qemu/gas_tests.sh"
 source "$ROOT/tests/qemu/host_checks_tests.sh"
 source "$ROOT/tests/qemu/lost_results_tests.sh"
+source "$ROOT/tests/qemu/mica_dbt_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -194,3 +194,97 @@ NB_TEST(mica_decode_branch_and_rep)
     CHECK(strstr(err, "0x1234") != NULL);
     mica_decoder_free(&d);
 }
+
+/* A NOP's memory operand (nop dword [rax+0]): a read of 4 bytes at RAX by
+ * default, as Pin reports it to MICA; none with nop_mem off (-mica_nop_mem off). */
+NB_TEST(mica_decode_nop_mem)
+{
+    uint64_t regs[NB_TRACE_NREGS];
+    regs_init(regs);
+    static const uint8_t nop_mem[] = { 0x0f, 0x1f, 0x40, 0x00 };
+    struct mica_rec r;
+    char err[200];
+    struct mica_decoder d;
+    mica_decoder_init(&d, 0, 0);
+    REQUIRE(mica_decode(&d, PC, nop_mem, 4, true, regs, PC + 4, &r, err, sizeof(err)) == 0);
+    CHECK_EQ_STR(mica_category_name(r.category), "WIDENOP");
+    CHECK(r.mem_read);
+    CHECK_EQ_U64(r.read1_ea, 0x1000);
+    CHECK_EQ_INT(r.read_size, 4);
+    unsigned regs_read = r.n_regs_read;
+    mica_decoder_free(&d);
+
+    mica_decoder_init(&d, 0, 0);
+    d.nop_mem = false;
+    REQUIRE(mica_decode(&d, PC, nop_mem, 4, true, regs, PC + 4, &r, err, sizeof(err)) == 0);
+    CHECK(!r.mem_read);
+    CHECK_EQ_U64(r.read1_ea, 0);
+    CHECK_EQ_INT(r.read_size, 0);
+    /* The registers are unchanged (RAX, the address register, is still read). */
+    CHECK_EQ_INT(r.n_regs_read, regs_read);
+    mica_decoder_free(&d);
+}
+
+/* The DBT capture: addresses from the accesses QEMU reported, no registers. */
+NB_TEST(mica_decode_from_accesses)
+{
+    struct mica_decoder d;
+    mica_decoder_init(&d, 0, 0);
+    struct mica_rec r;
+    char err[200];
+    /* add qword [rbx], 1: QEMU loads then stores the same address. */
+    static const uint8_t add_mem[] = { 0x48, 0x83, 0x03, 0x01 };
+    const struct mica_access rmw[] = { { 0x601040, false }, { 0x601040, true } };
+    REQUIRE(mica_decode_accesses(&d, PC, add_mem, 4, true, rmw, 2, PC + 4, &r, err, sizeof(err)) == 0);
+    CHECK(r.mem_read && r.mem_write && !r.has_read2);
+    CHECK_EQ_U64(r.read1_ea, 0x601040);
+    CHECK_EQ_U64(r.write_ea, 0x601040);
+    CHECK_EQ_INT(r.read_size, 8);
+    CHECK_EQ_INT(r.write_size, 8);
+    /* push qword [rax]: load of the operand, store below RSP. */
+    static const uint8_t push_mem[] = { 0xff, 0x30 };
+    const struct mica_access push[] = { { 0x1000, false }, { 0x6ff8, true } };
+    REQUIRE(mica_decode_accesses(&d, PC + 8, push_mem, 2, true, push, 2, PC + 10, &r, err,
+                                 sizeof(err)) == 0);
+    CHECK_EQ_U64(r.read1_ea, 0x1000);
+    CHECK_EQ_U64(r.write_ea, 0x6ff8);
+    /* cmpsb: QEMU loads [RDI] first; MICA's read1 is [RSI], read2 [RDI]. */
+    static const uint8_t cmpsb[] = { 0xa6 };
+    const struct mica_access cmp[] = { { 0x30000000, false }, { 0x20000000, false } };
+    REQUIRE(mica_decode_accesses(&d, PC + 16, cmpsb, 1, true, cmp, 2, PC + 17, &r, err,
+                                 sizeof(err)) == 0);
+    CHECK(r.has_read2);
+    CHECK_EQ_U64(r.read1_ea, 0x20000000);
+    CHECK_EQ_U64(r.read2_ea, 0x30000000);
+    /* xchg [rbx], rax (locked): one store callback only still gives the read its address. */
+    static const uint8_t xchg[] = { 0x48, 0x87, 0x03 };
+    const struct mica_access locked[] = { { 0x601080, true } };
+    REQUIRE(mica_decode_accesses(&d, PC + 24, xchg, 3, true, locked, 1, PC + 27, &r, err,
+                                 sizeof(err)) == 0);
+    CHECK_EQ_U64(r.read1_ea, 0x601080);
+    CHECK_EQ_U64(r.write_ea, 0x601080);
+    /* rep movsb: counted once (first iteration); with no access (RCX = 0) not at all,
+     * and then no memory operand either. */
+    static const uint8_t rep_movsb[] = { 0xf3, 0xa4 };
+    const struct mica_access mv[] = { { 0x20000000, false }, { 0x30000000, true } };
+    uint64_t pc = 0x500000;
+    REQUIRE(mica_decode_accesses(&d, pc, rep_movsb, 2, true, mv, 2, pc, &r, err, sizeof(err)) == 0);
+    CHECK(r.counts_hpc);
+    REQUIRE(mica_decode_accesses(&d, pc, rep_movsb, 2, false, mv, 2, pc + 2, &r, err, sizeof(err)) == 0);
+    CHECK(!r.counts_hpc);
+    REQUIRE(mica_decode_accesses(&d, pc + 0x10, rep_movsb, 2, true, NULL, 0, pc + 0x12, &r, err,
+                                 sizeof(err)) == 0);
+    CHECK(!r.counts_hpc);
+    CHECK(!r.mem_read && !r.mem_write);
+    CHECK_EQ_U64(r.read1_ea, 0);
+    /* A NOP's memory operand: QEMU makes no access, so none here. */
+    static const uint8_t nop_mem[] = { 0x0f, 0x1f, 0x40, 0x00 };
+    REQUIRE(mica_decode_accesses(&d, PC + 32, nop_mem, 4, true, NULL, 0, PC + 36, &r, err,
+                                 sizeof(err)) == 0);
+    CHECK(!r.mem_read);
+    /* A conditional branch: taken when the next instruction is not the fall-through. */
+    static const uint8_t jnz[] = { 0x75, 0xfe };
+    REQUIRE(mica_decode_accesses(&d, PC + 40, jnz, 2, true, NULL, 0, PC + 40, &r, err, sizeof(err)) == 0);
+    CHECK(r.taken);
+    mica_decoder_free(&d);
+}

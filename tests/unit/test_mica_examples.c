@@ -324,3 +324,48 @@ NB_TEST(mica_options_refuse)
     o.block_bits = 40;
     CHECK(mica_options_check(&o, err, sizeof(err)) != 0);
 }
+
+/*
+ * ilp_one with intervals ([M] mica_ilp.cpp, ilp_instr_intervals_one): unlike
+ * ilp, the interval check comes after the record entered the window, and a
+ * completed interval's line starts with S, not the interval's record count.
+ * E1 with S = 400, W = 67: the window ticks on every 67th record; line 1
+ * holds records 1..201 (the first of the batch flushed at record 400), so
+ * the tick of record 201 is in it: 3; line 2 records 202..601: 5; the last
+ * line records 602..1000: 6 (3 + 5 + 6 = floor(1000 / 67)).
+ */
+NB_TEST(mica_ilp_one_intervals)
+{
+    size_t n;
+    struct mica_rec *v = e1(&n);
+    struct mica_run *r = run(v, n, false, 400, 67);
+    REQUIRE(r);
+    CHECK_EQ_INT(n_lines(r, MICA_ILP_ONE), 3);
+    CHECK_EQ_STR(line_text(r, MICA_ILP_ONE, 0), "400 3");
+    CHECK_EQ_STR(line_text(r, MICA_ILP_ONE, 1), "400 5");
+    CHECK_EQ_STR(line_text(r, MICA_ILP_ONE, 2), "200 6");
+    mica_run_free(r);
+    free(v);
+}
+
+/*
+ * 250 records of which the first 50 do not count for N_hpc (REP iterations),
+ * S = 200, W = 32: the interval completes at record 250, flushed as a batch
+ * of 50. ilp_one prints S (200), ilp the records counted since the last
+ * line (250); ilp_one's line includes record 201's insertion (no tick: ticks
+ * fall on records 32, 64, ..., 192, 224).
+ */
+NB_TEST(mica_ilp_one_interval_first_column)
+{
+    size_t n;
+    struct mica_rec *v = e1(&n);
+    for (unsigned i = 0; i < 50; i++)
+        v[i].counts_hpc = false;
+    struct mica_run *r = run(v, 250, false, 200, 32);
+    REQUIRE(r);
+    CHECK_EQ_STR(line_text(r, MICA_ILP_ONE, 0), "200 6");
+    CHECK_EQ_STR(line_text(r, MICA_ILP_ONE, 1), "0 1");
+    CHECK_EQ_STR(line_text(r, MICA_ILP, 0), "250 6 3 1 0");
+    mica_run_free(r);
+    free(v);
+}

@@ -70,7 +70,15 @@ NB_TEST(mica_output_csv)
     CHECK(strstr(s, "e1,mica.memfootprint.instr_blocks,79\n") != NULL);
     CHECK(strstr(s, "e1,mica.memstackdist.b18,0\n") != NULL);
     CHECK(strstr(s, "e1,mica.fullmemstackdist.cold,0\n") != NULL);
-    CHECK(strstr(s, "e1,mica.fullmemstackdist.d0,") == NULL); /* only non-zero d<N> */
+    /* Every distance d0 ... d2048 on every run and interval, zero or not, so
+     * every benchmark and interval has the same events (issue 23). */
+    CHECK(strstr(s, "e1,mica.fullmemstackdist.d0,0\n") != NULL);
+    CHECK(strstr(s, "e1,mica.fullmemstackdist.d2048,0\n") != NULL);
+    CHECK(strstr(s, "e1,mica.fullmemstackdist.d2048.3,0\n") != NULL);
+    size_t full_rows = 0;
+    for (const char *p = s; (p = strstr(p, ",mica.fullmemstackdist.")) != NULL; p++)
+        full_rows++;
+    CHECK_EQ_INT(full_rows, 4 * 2051); /* whole run + 3 intervals, 2 + 2049 fields each */
     CHECK(strstr(s, "e1,mica.ppm.GAg_12,0\n") != NULL);
     CHECK(strstr(s, "e1,mica.ppm.PAs_4,0\n") != NULL);
     CHECK(strstr(s, "e1,mica.ppm.taken,0\n") != NULL);

@@ -32,6 +32,7 @@ int mica_analyze(const char *name, const uint8_t *buf, size_t size, struct mica_
         return -1;
     }
     mica_decoder_init(&d, t.h.fs_base, t.h.gs_base);
+    d.nop_mem = n_runs ? mica_run_options(runs[0])->nop_mem : true;
     struct mica_trace_insn cur, next;
     uint64_t cur_regs[NB_TRACE_NREGS];
     uint8_t cur_bytes[NB_TRACE_MAX_INSN_BYTES];

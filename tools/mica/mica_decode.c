@@ -30,7 +30,7 @@ struct memop {
 struct mica_static {
     uint8_t len, category;
     const char *iclass;
-    bool cond_br, real_rep;
+    bool cond_br, real_rep, cmps;
     uint8_t count_bits;     /* RCX or ECX for REP */
     uint8_t n_reads;        /* 0..2 */
     bool has_write;
@@ -173,8 +173,8 @@ static bool hidden_base(const ZydisDecodedOperand *ops, unsigned n, ZydisRegiste
     return false;
 }
 
-static int decode_static(const uint8_t *bytes, size_t n, uint64_t pc, struct mica_static *s,
-                         char *err, size_t errlen)
+static int decode_static(const uint8_t *bytes, size_t n, uint64_t pc, bool nop_mem,
+                         struct mica_static *s, char *err, size_t errlen)
 {
     setup();
     ZydisDecodedInstruction in;
@@ -194,6 +194,9 @@ static int decode_static(const uint8_t *bytes, size_t n, uint64_t pc, struct mic
     s->cond_br = in.meta.category == ZYDIS_CATEGORY_COND_BR;
     s->address_bits = in.address_width;
     bool string = in.meta.category == ZYDIS_CATEGORY_STRINGOP;
+    bool nop = in.meta.category == ZYDIS_CATEGORY_NOP || in.meta.category == ZYDIS_CATEGORY_WIDENOP;
+    s->cmps = string && in.mnemonic >= ZYDIS_MNEMONIC_CMPSB && in.mnemonic <= ZYDIS_MNEMONIC_CMPSW &&
+              in.meta.category == ZYDIS_CATEGORY_STRINGOP;
     s->real_rep = string && (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
                                               ZYDIS_ATTRIB_HAS_REPNE));
     s->count_bits = in.address_width == 32 ? 32 : 64;
@@ -221,6 +224,8 @@ static int decode_static(const uint8_t *bytes, size_t n, uint64_t pc, struct mic
                 add_reg(p->regs_written, &p->n_regs_written, o->mem.base);
             if (o->mem.type != ZYDIS_MEMOP_TYPE_MEM)
                 continue; /* LEA's address generation, MIB: no access */
+            if (nop && !nop_mem)
+                continue; /* -mica_nop_mem off: a NOP's operand is no read */
             if (rd && s->n_reads < 2)
                 s->read[s->n_reads++] = memop_of(&in, o);
             if (wr && !s->has_write) {
@@ -269,39 +274,55 @@ void mica_decoder_init(struct mica_decoder *d, uint64_t fs_base, uint64_t gs_bas
     memset(d, 0, sizeof(*d));
     d->fs_base = fs_base;
     d->gs_base = gs_base;
+    d->nop_mem = true;
 }
 
-int mica_decode(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
-                bool changed, const uint64_t *regs, uint64_t next_rip, struct mica_rec *out,
-                char *err, size_t errlen)
+/* A fresh slot in d->st (not in the pc map). */
+static uint32_t new_static(struct mica_decoder *d)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 256;
+        d->st = realloc(d->st, d->cap * sizeof(*d->st));
+        if (!d->st)
+            abort();
+    }
+    return (uint32_t)d->n++;
+}
+
+/* The static facts of the instruction at pc, decoded when new or changed; NULL with err. */
+static struct mica_static *lookup(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                                  bool changed, char *err, size_t errlen)
 {
     bool fresh;
     uint32_t *idx = mica_map_put(&d->by_pc, pc, &fresh);
-    if (fresh) {
-        if (d->n == d->cap) {
-            d->cap = d->cap ? 2 * d->cap : 256;
-            d->st = realloc(d->st, d->cap * sizeof(*d->st));
-            if (!d->st)
-                abort();
-        }
-        *idx = (uint32_t)d->n++;
-    }
+    if (fresh)
+        *idx = new_static(d);
     struct mica_static *s = &d->st[*idx];
     if (fresh || changed) {
         if (!bytes || n == 0) {
             snprintf(err, errlen, "no instruction bytes recorded for 0x%llx",
                      (unsigned long long)pc);
             s->len = 0; /* undecodable until bytes come */
-            return -1;
+            return NULL;
         }
-        if (decode_static(bytes, n, pc, s, err, errlen) < 0) {
+        if (decode_static(bytes, n, pc, d->nop_mem, s, err, errlen) < 0) {
             s->len = 0;
-            return -1;
+            return NULL;
         }
     } else if (s->len == 0) {
         snprintf(err, errlen, "undecodable instruction at 0x%llx", (unsigned long long)pc);
-        return -1;
+        return NULL;
     }
+    return s;
+}
+
+int mica_decode(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                bool changed, const uint64_t *regs, uint64_t next_rip, struct mica_rec *out,
+                char *err, size_t errlen)
+{
+    struct mica_static *s = lookup(d, pc, bytes, n, changed, err, errlen);
+    if (!s)
+        return -1;
     *out = s->proto;
     out->pc = pc;
     out->read1_ea = s->n_reads ? ea_of(d, s, &s->read[0], regs, pc) : 0;
@@ -320,6 +341,78 @@ int mica_decode(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_
     }
     d->prev_pc = pc;
     d->have_prev = true;
+    return 0;
+}
+
+/* The k-th (0-based) access with that store flag, or the first access of any kind; 0 if none. */
+static uint64_t access_of(const struct mica_access *acc, size_t n_acc, bool store, unsigned k)
+{
+    for (size_t i = 0; i < n_acc; i++)
+        if (acc[i].is_store == store && k-- == 0)
+            return acc[i].addr;
+    return n_acc ? acc[0].addr : 0;
+}
+
+int mica_decode_static_add(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                           uint32_t *handle, char *err, size_t errlen)
+{
+    uint32_t h = new_static(d);
+    struct mica_static *s = &d->st[h];
+    if (decode_static(bytes, n, pc, d->nop_mem, s, err, errlen) < 0) {
+        s->len = 0;
+        return -1;
+    }
+    *handle = h;
+    return 0;
+}
+
+bool mica_decode_is_rep(const struct mica_decoder *d, uint32_t handle)
+{
+    return d->st[handle].real_rep;
+}
+
+void mica_decode_fill(struct mica_decoder *d, uint32_t handle, uint64_t pc,
+                      const struct mica_access *acc, size_t n_acc, uint64_t next_rip,
+                      struct mica_rec *out)
+{
+    const struct mica_static *s = &d->st[handle];
+    *out = s->proto;
+    out->pc = pc;
+    out->read1_ea = out->read2_ea = out->write_ea = 0;
+    if (n_acc == 0) {
+        /* No access seen, no address known: not a memory instruction this time. */
+        out->mem_read = out->has_read2 = out->mem_write = false;
+        out->read_size = out->write_size = 0;
+    } else {
+        if (s->n_reads > 1) {
+            /* CMPS: QEMU loads [RDI] first, then [RSI]; MICA's read1 is [RSI]. */
+            out->read1_ea = access_of(acc, n_acc, false, s->cmps ? 1 : 0);
+            out->read2_ea = access_of(acc, n_acc, false, s->cmps ? 0 : 1);
+        } else if (s->n_reads) {
+            out->read1_ea = access_of(acc, n_acc, false, 0);
+        }
+        if (s->has_write)
+            out->write_ea = access_of(acc, n_acc, true, 0);
+    }
+    out->taken = s->cond_br && next_rip != pc + s->len;
+    out->counts_hpc = true;
+    if (s->real_rep) {
+        /* No RCX here: a REP that made no access had count 0. */
+        bool first = !d->have_prev || d->prev_pc != pc;
+        out->counts_hpc = first && n_acc > 0;
+    }
+    d->prev_pc = pc;
+    d->have_prev = true;
+}
+
+int mica_decode_accesses(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                         bool changed, const struct mica_access *acc, size_t n_acc,
+                         uint64_t next_rip, struct mica_rec *out, char *err, size_t errlen)
+{
+    struct mica_static *s = lookup(d, pc, bytes, n, changed, err, errlen);
+    if (!s)
+        return -1;
+    mica_decode_fill(d, (uint32_t)(s - d->st), pc, acc, n_acc, next_rip, out);
     return 0;
 }
 

@@ -44,6 +44,9 @@ struct mica_decoder {
     uint64_t fs_base, gs_base;
     uint64_t prev_pc;               /* for REP first-iteration detection */
     bool have_prev;
+    /* Memory operands of NOPs (nop dword [rax]) are reads, as Pin reports
+     * them to MICA (default true; -mica_nop_mem off: no access). */
+    bool nop_mem;
 };
 
 void mica_decoder_init(struct mica_decoder *d, uint64_t fs_base, uint64_t gs_base);
@@ -56,6 +59,40 @@ void mica_decoder_init(struct mica_decoder *d, uint64_t fs_base, uint64_t gs_bas
 int mica_decode(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
                 bool changed, const uint64_t *regs, uint64_t next_rip, struct mica_rec *out,
                 char *err, size_t errlen);
+
+/*
+ * The DBT capture (tools/mica/mica_dbt.h) has no register values: the
+ * addresses come from the memory accesses QEMU reported for this execution
+ * of the instruction, in program order (is_store: a write, or a locked
+ * read-modify-write). mica_decode_accesses fills *out like mica_decode,
+ * with read1 = the first load (for CMPS the load at RSI, which QEMU makes
+ * second), read2 = the other load, write = the first store; a role with no
+ * access of its kind takes the first access of any kind. An operand QEMU
+ * makes no access for (a NOP's or PREFETCH's operand, a REP with count 0)
+ * has EA 0. A REP record counts for N_hpc when it is the first
+ * iteration and made an access (count > 0). An execution that made no
+ * access at all has no memory operand (mem_read, mem_write false): QEMU
+ * gives no address to count.
+ */
+struct mica_access {
+    uint64_t addr;
+    bool is_store;
+};
+
+/* The same in two steps, for a capture that numbers its static
+ * instructions itself: decode once (handle), then fill per execution. */
+int mica_decode_static_add(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                           uint32_t *handle, char *err, size_t errlen);
+/* Is that static instruction a REP-prefixed string instruction? */
+bool mica_decode_is_rep(const struct mica_decoder *d, uint32_t handle);
+void mica_decode_fill(struct mica_decoder *d, uint32_t handle, uint64_t pc,
+                      const struct mica_access *acc, size_t n_acc, uint64_t next_rip,
+                      struct mica_rec *out);
+
+int mica_decode_accesses(struct mica_decoder *d, uint64_t pc, const uint8_t *bytes, size_t n,
+                         bool changed, const struct mica_access *acc, size_t n_acc,
+                         uint64_t next_rip, struct mica_rec *out, char *err, size_t errlen);
+
 void mica_decoder_free(struct mica_decoder *d);
 
 /* Name of a register id in a struct mica_rec made here ("rax", "st0"). */

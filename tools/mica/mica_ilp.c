@@ -21,14 +21,17 @@ struct window {
     unsigned head, tail;
     uint64_t clock;
     uint64_t cycles;        /* clock ticks since the last interval line */
-    uint64_t *reg_ready;    /* MICA_MAX_REG_ID entries */
 };
 
 struct mica_ilp {
     unsigned n;
     struct window w[MAX_WINDOWS];
+    /* Ready time of register r in window i at reg_ready[r * n + i]: the
+     * windows' values of one register share a cache line. */
+    uint64_t *reg_ready;
     unsigned block_bits;
     uint64_t interval;
+    bool one;
     /* block -> row of n ready times in mem_ready; dropped at interval lines */
     struct mica_map mem;
     uint64_t *mem_ready;
@@ -39,17 +42,18 @@ struct mica_ilp {
 };
 
 struct mica_ilp *mica_ilp_new(const unsigned *windows, unsigned n_windows, unsigned block_bits,
-                              uint64_t interval)
+                              uint64_t interval, bool one)
 {
     struct mica_ilp *s = mica_xcalloc(1, sizeof(*s));
     s->n = n_windows > MAX_WINDOWS ? MAX_WINDOWS : n_windows;
     for (unsigned i = 0; i < s->n; i++) {
         s->w[i].size = windows[i];
         s->w[i].slot = mica_xcalloc(windows[i], sizeof(uint64_t));
-        s->w[i].reg_ready = mica_xcalloc(MICA_MAX_REG_ID, sizeof(uint64_t));
     }
+    s->reg_ready = mica_xcalloc((size_t)MICA_MAX_REG_ID * s->n, sizeof(uint64_t));
     s->block_bits = block_bits;
     s->interval = interval;
+    s->one = one;
     return s;
 }
 
@@ -94,25 +98,27 @@ static void read_blocks(struct mica_ilp *s, uint64_t ea, uint32_t size, uint64_t
 /* Steps 1-4 for every window; the issue time of each goes to t[]. */
 static void dependences(struct mica_ilp *s, const struct mica_rec *r, uint64_t *t)
 {
-    for (unsigned i = 0; i < s->n; i++) {
-        struct window *w = &s->w[i];
-        uint64_t x = 0;
-        for (unsigned k = 0; k < r->n_regs_read; k++)                      /* 1 */
-            if (w->reg_ready[r->regs_read[k]] > x)
-                x = w->reg_ready[r->regs_read[k]];
-        t[i] = x;
+    const unsigned n = s->n;
+    for (unsigned i = 0; i < n; i++)
+        t[i] = 0;
+    for (unsigned k = 0; k < r->n_regs_read; k++) {                        /* 1 */
+        const uint64_t *ready = &s->reg_ready[(size_t)r->regs_read[k] * n];
+        for (unsigned i = 0; i < n; i++)
+            if (ready[i] > t[i])
+                t[i] = ready[i];
     }
     if (r->read1_ea != 0) {                                                /* 2 */
         read_blocks(s, r->read1_ea, r->read_size, t);
         if (r->read2_ea != 0)
             read_blocks(s, r->read2_ea, r->read_size, t);
     }
-    for (unsigned i = 0; i < s->n; i++) {
-        struct window *w = &s->w[i];
-        if (w->clock > t[i])                                               /* 3 */
-            t[i] = w->clock;
-        for (unsigned k = 0; k < r->n_regs_written; k++)                   /* 4 */
-            w->reg_ready[r->regs_written[k]] = t[i] + 1;
+    for (unsigned i = 0; i < n; i++)
+        if (s->w[i].clock > t[i])                                          /* 3 */
+            t[i] = s->w[i].clock;
+    for (unsigned k = 0; k < r->n_regs_written; k++) {                     /* 4 */
+        uint64_t *ready = &s->reg_ready[(size_t)r->regs_written[k] * n];
+        for (unsigned i = 0; i < n; i++)
+            ready[i] = t[i] + 1;
     }
     if (r->write_ea != 0 && r->write_size != 0) {
         uint64_t last = (r->write_ea + r->write_size - 1) >> s->block_bits;
@@ -130,7 +136,8 @@ static void insert(struct mica_ilp *s, const uint64_t *t)
     for (unsigned i = 0; i < s->n; i++) {
         struct window *w = &s->w[i];
         w->slot[w->tail] = t[i];
-        w->tail = (w->tail + 1) % w->size;
+        if (++w->tail == w->size)
+            w->tail = 0;
         if (w->tail != w->head)
             continue;
         /* Full: one tick; the head is always ready by then, so at least one
@@ -138,14 +145,15 @@ static void insert(struct mica_ilp *s, const uint64_t *t)
         w->clock++;
         w->cycles++;
         for (unsigned k = 0; k < w->size && w->slot[w->head] < w->clock; k++)
-            w->head = (w->head + 1) % w->size;
+            if (++w->head == w->size)
+                w->head = 0;
     }
 }
 
-static void emit(struct mica_ilp *s, struct mica_lines *out)
+static void emit(struct mica_ilp *s, uint64_t first, struct mica_lines *out)
 {
     uint64_t v[1 + MAX_WINDOWS];
-    v[0] = s->int_all;
+    v[0] = first;
     for (unsigned i = 0; i < s->n; i++) {
         v[1 + i] = s->w[i].cycles;
         s->w[i].cycles = 0;
@@ -158,13 +166,16 @@ static void run_batch(struct mica_ilp *s, struct mica_lines *out)
     uint64_t t[MAX_WINDOWS];
     for (unsigned k = 0; k < s->n_buf; k++) {
         dependences(s, &s->buf[k], t);
-        /* The check comes before this record enters the window (§2.4). */
+        /* ilp checks before this record enters the window (§2.4), ilp_one after. */
+        if (s->one)
+            insert(s, t);
         if (s->int_hpc == s->interval) {
-            emit(s, out);
+            emit(s, s->one ? s->interval : s->int_all, out);
             s->int_all = s->int_hpc = 0;
             mica_map_clear(&s->mem);
         }
-        insert(s, t);
+        if (!s->one)
+            insert(s, t);
     }
     s->n_buf = 0;
 }
@@ -189,17 +200,16 @@ void mica_ilp_finish(struct mica_ilp *s, struct mica_lines *out)
 {
     if (s->interval)
         run_batch(s, out);
-    emit(s, out);
+    emit(s, s->int_all, out);
 }
 
 void mica_ilp_free(struct mica_ilp *s)
 {
     if (!s)
         return;
-    for (unsigned i = 0; i < s->n; i++) {
+    for (unsigned i = 0; i < s->n; i++)
         free(s->w[i].slot);
-        free(s->w[i].reg_ready);
-    }
+    free(s->reg_ready);
     mica_map_free(&s->mem);
     free(s->mem_ready);
     free(s);

@@ -12,9 +12,14 @@
 
 struct mica_ilp;
 
-/* interval: S or 0 (full run). */
+/*
+ * interval: S or 0 (full run). one: ilp_one's interval rules ([M]
+ * ilp_instr_intervals_one): the check comes after the record entered the
+ * window and a completed interval's line starts with S; ilp checks before
+ * and starts with the records counted since the last line.
+ */
 struct mica_ilp *mica_ilp_new(const unsigned *windows, unsigned n_windows, unsigned block_bits,
-                              uint64_t interval);
+                              uint64_t interval, bool one);
 /* Interval lines are appended to out as they fall due (§2.4: one batch late). */
 void mica_ilp_record(struct mica_ilp *s, const struct mica_rec *r, struct mica_lines *out);
 /* Processes what is buffered and appends the last line: N_all c_W... */

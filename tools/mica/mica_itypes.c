@@ -225,6 +225,13 @@ struct mica_itypes {
      * costs a few ORs; only OPCODE identifiers need a string compare. */
     uint64_t by_category[MICA_N_CATEGORIES];
     uint64_t by_special[2];
+    /* Groups matched by OPCODE identifiers, per iclass string (by address:
+     * the decoder hands out one string per iclass), direct-mapped. */
+    struct {
+        const char *iclass;
+        uint64_t mask;
+    } by_iclass[256];
+    bool has_opcodes;
     uint64_t count[MICA_ITYPES_MAX_GROUPS + 1];
     bool other_seen[MICA_N_CATEGORIES];
     uint8_t other_order[MICA_N_CATEGORIES];
@@ -241,6 +248,8 @@ struct mica_itypes *mica_itypes_new(const struct mica_itypes_spec *spec)
             s->by_category[id->value] |= 1ull << id->group;
         else if (id->type == ID_SPECIAL)
             s->by_special[id->value] |= 1ull << id->group;
+        else if (id->type == ID_OPCODE)
+            s->has_opcodes = true;
     }
     return s;
 }
@@ -252,10 +261,19 @@ void mica_itypes_record(struct mica_itypes *s, const struct mica_rec *r)
         m |= s->by_special[SPECIAL_MEM_READ];
     if (r->mem_write)
         m |= s->by_special[SPECIAL_MEM_WRITE];
-    for (size_t i = 0; i < s->spec->n_ids; i++) {
-        const struct ident *id = &s->spec->ids[i];
-        if (id->type == ID_OPCODE && r->iclass && strcmp(id->name, r->iclass) == 0)
-            m |= 1ull << id->group;
+    if (s->has_opcodes && r->iclass) {
+        unsigned h = (unsigned)(((uintptr_t)r->iclass * 0x9E3779B97F4A7C15ull) >> 56);
+        if (s->by_iclass[h].iclass != r->iclass) {
+            uint64_t om = 0;
+            for (size_t i = 0; i < s->spec->n_ids; i++) {
+                const struct ident *id = &s->spec->ids[i];
+                if (id->type == ID_OPCODE && strcmp(id->name, r->iclass) == 0)
+                    om |= 1ull << id->group;
+            }
+            s->by_iclass[h].iclass = r->iclass;
+            s->by_iclass[h].mask = om;
+        }
+        m |= s->by_iclass[h].mask;
     }
     if (m == 0) {
         /* Nothing matched, not even mem_read/mem_write (Q9). */

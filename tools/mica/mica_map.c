@@ -22,9 +22,9 @@ uint32_t *mica_map_get(const struct mica_map *m, uint64_t key)
     if (m->cap == 0)
         return NULL;
     for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key)
-            return &m->vals[i];
-        if (m->keys[i] == EMPTY)
+        if (m->slot[i].key == key)
+            return (uint32_t *)&m->slot[i].val;
+        if (m->slot[i].key == EMPTY)
             return NULL;
     }
 }
@@ -39,26 +39,28 @@ static void *xmalloc(size_t n)
     return p;
 }
 
+static void empty_all(struct mica_map_slot *slot, size_t cap)
+{
+    for (size_t i = 0; i < cap; i++)
+        slot[i].key = EMPTY;
+}
+
 static void grow(struct mica_map *m)
 {
     size_t old_cap = m->cap;
-    uint64_t *old_keys = m->keys;
-    uint32_t *old_vals = m->vals;
+    struct mica_map_slot *old = m->slot;
     m->cap = old_cap ? old_cap * 2 : 64;
-    m->keys = xmalloc(m->cap * sizeof(*m->keys));
-    m->vals = xmalloc(m->cap * sizeof(*m->vals));
-    memset(m->keys, 0xff, m->cap * sizeof(*m->keys));
+    m->slot = xmalloc(m->cap * sizeof(*m->slot));
+    empty_all(m->slot, m->cap);
     for (size_t j = 0; j < old_cap; j++) {
-        if (old_keys[j] == EMPTY)
+        if (old[j].key == EMPTY)
             continue;
-        size_t i = slot_of(old_keys[j], m->cap);
-        while (m->keys[i] != EMPTY)
+        size_t i = slot_of(old[j].key, m->cap);
+        while (m->slot[i].key != EMPTY)
             i = (i + 1) & (m->cap - 1);
-        m->keys[i] = old_keys[j];
-        m->vals[i] = old_vals[j];
+        m->slot[i] = old[j];
     }
-    free(old_keys);
-    free(old_vals);
+    free(old);
 }
 
 uint32_t *mica_map_put(struct mica_map *m, uint64_t key, bool *fresh)
@@ -76,31 +78,30 @@ uint32_t *mica_map_put(struct mica_map *m, uint64_t key, bool *fresh)
         grow(m);
     size_t i = slot_of(key, m->cap);
     for (;; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key) {
+        if (m->slot[i].key == key) {
             *fresh = false;
-            return &m->vals[i];
+            return &m->slot[i].val;
         }
-        if (m->keys[i] == EMPTY)
+        if (m->slot[i].key == EMPTY)
             break;
     }
-    m->keys[i] = key;
-    m->vals[i] = 0;
+    m->slot[i].key = key;
+    m->slot[i].val = 0;
     m->n++;
     *fresh = true;
-    return &m->vals[i];
+    return &m->slot[i].val;
 }
 
 void mica_map_clear(struct mica_map *m)
 {
     if (m->cap)
-        memset(m->keys, 0xff, m->cap * sizeof(*m->keys));
+        empty_all(m->slot, m->cap);
     m->n = 0;
     m->has_empty_key = false;
 }
 
 void mica_map_free(struct mica_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slot);
     memset(m, 0, sizeof(*m));
 }

@@ -10,9 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A key and its value side by side: one cache line per lookup. */
+struct mica_map_slot {
+    uint64_t key;
+    uint32_t val;
+};
+
 struct mica_map {
-    uint64_t *keys;
-    uint32_t *vals;
+    struct mica_map_slot *slot;
     size_t cap;     /* power of two, 0 before the first insert */
     size_t n;
     /* The key used to mark empty slots has its own slot. */

@@ -137,6 +137,26 @@ static uint32_t vector_of(int sig, int code)
     }
 }
 
+/*
+ * Linux reports the first PTRACE_SINGLESTEP after the exec stop as soon as
+ * execve returns, before the program's first instruction ran: without this,
+ * that instruction would be recorded twice (a phantom first record). Steps
+ * once and checks that nothing moved; if the kernel did run an instruction
+ * (no such trap), it cannot be undone, so that is an error rather than a
+ * silently shorter trace. 0, or -1.
+ */
+static int absorb_exec_trap(pid_t pid)
+{
+    struct user_regs_struct before, after;
+    if (ptrace(PTRACE_GETREGS, pid, 0, &before) != 0 || ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0)
+        return -1;
+    int status = wait_child(pid);
+    if (status < 0 || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP ||
+        ptrace(PTRACE_GETREGS, pid, 0, &after) != 0)
+        return -1;
+    return before.rip == after.rip && before.rsp == after.rsp ? 0 : -1;
+}
+
 static int write_header(struct tracer *t, bool fault, uint32_t vector)
 {
     uint8_t header[NB_TRACE_HEADER_SIZE];
@@ -236,6 +256,9 @@ int mica_ptrace_run(char *const *argv, const char *trace_path, const struct mica
             goto finish;
         }
         status = 0; /* the INT3's SIGTRAP is not delivered */
+    } else if (absorb_exec_trap(t.pid) < 0) {
+        snprintf(err, errlen, "%s: did not step after exec", argv[0]);
+        goto out;
     }
     uint64_t last_rip = 0;
     for (;;) {

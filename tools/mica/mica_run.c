@@ -35,6 +35,7 @@ void mica_options_default(struct mica_options *o)
     memset(o, 0, sizeof(*o));
     o->block_bits = 6;
     o->page_bits = 12;
+    o->nop_mem = true;
 }
 
 int mica_options_set_list(struct mica_options *o, const char *list, char *err, size_t errlen)
@@ -126,9 +127,9 @@ struct mica_run *mica_run_new(const struct mica_options *o)
     if (on(r, MICA_ITYPES))
         r->itypes = mica_itypes_new(o->itypes);
     if (on(r, MICA_ILP))
-        r->ilp = mica_ilp_new(ilp_windows, 4, o->block_bits, o->interval);
+        r->ilp = mica_ilp_new(ilp_windows, 4, o->block_bits, o->interval, false);
     if (on(r, MICA_ILP_ONE))
-        r->ilp_one = mica_ilp_new(&o->ilp_size, 1, o->block_bits, o->interval);
+        r->ilp_one = mica_ilp_new(&o->ilp_size, 1, o->block_bits, o->interval, true);
     if (on(r, MICA_REG))
         r->reg = mica_reg_new();
     if (on(r, MICA_STRIDE))
@@ -232,6 +233,52 @@ void mica_run_finish(struct mica_run *r)
         mica_ilp_finish(r->ilp, &r->lines[MICA_ILP]);
     if (r->ilp_one)
         mica_ilp_finish(r->ilp_one, &r->lines[MICA_ILP_ONE]);
+}
+
+struct mica_run *mica_run_new_part(const struct mica_options *o, unsigned mask)
+{
+    struct mica_options p = *o;
+    p.mask = o->mask & mask;
+    return mica_run_new(&p);
+}
+
+#define ADOPT(field)                  \
+    do {                              \
+        void *tmp_ = r->field;        \
+        r->field = part->field;       \
+        part->field = tmp_;           \
+    } while (0)
+
+void mica_run_adopt(struct mica_run *r, struct mica_run *part)
+{
+    unsigned m = part->opt.mask;
+    if (m & (1u << MICA_ITYPES))
+        ADOPT(itypes);
+    if (m & (1u << MICA_ILP))
+        ADOPT(ilp);
+    if (m & (1u << MICA_ILP_ONE))
+        ADOPT(ilp_one);
+    if (m & (1u << MICA_REG))
+        ADOPT(reg);
+    if (m & (1u << MICA_STRIDE))
+        ADOPT(stride);
+    if (m & (1u << MICA_MEMFOOTPRINT))
+        ADOPT(memfootprint);
+    if (m & (1u << MICA_MEMSTACKDIST | 1u << MICA_FULLMEMSTACKDIST))
+        ADOPT(stackdist);
+    if (m & (1u << MICA_PPM))
+        ADOPT(ppm);
+    for (unsigned a = 0; a < MICA_N_ANALYSES; a++) {
+        if (!(m & (1u << a)))
+            continue;
+        struct mica_lines tmp = r->lines[a];
+        r->lines[a] = part->lines[a];
+        part->lines[a] = tmp;
+    }
+    r->n_all = part->n_all;
+    r->n_hpc = part->n_hpc;
+    r->int_all = part->int_all;
+    r->int_hpc = part->int_hpc;
 }
 
 const struct mica_line *mica_run_lines(const struct mica_run *r, enum mica_analysis a, size_t *n)

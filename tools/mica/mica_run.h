@@ -41,9 +41,10 @@ struct mica_options {
     unsigned block_bits;    /* 6 */
     unsigned page_bits;     /* 12 */
     const struct mica_itypes_spec *itypes; /* NULL: the built-in default groups */
+    bool nop_mem;           /* a NOP's memory operand is a read (default true, as Pin) */
 };
 
-/* Defaults: no analysis, full run, block 6, page 12, ilp_size 0. */
+/* Defaults: no analysis, full run, block 6, page 12, ilp_size 0, nop_mem on. */
 void mica_options_default(struct mica_options *o);
 /* "all" or a comma list; 0, or -1 with a message naming the bad word. */
 int mica_options_set_list(struct mica_options *o, const char *list, char *err, size_t errlen);
@@ -71,5 +72,15 @@ const struct mica_options *mica_run_options(const struct mica_run *r);
 /* Categories that fell into itypes' "other" group, in first-seen order. */
 size_t mica_run_other_categories(const struct mica_run *r, const char **names, size_t max);
 void mica_run_free(struct mica_run *r);
+
+/*
+ * Parallel analyses: parts of one run on different threads. A part is a run
+ * with the same options and a subset of the analyses (mask); after the last
+ * record and mica_run_finish on every part, mica_run_adopt moves the
+ * analyses of part into r (which must not have seen any record), so r reads
+ * as if it had run them itself.
+ */
+struct mica_run *mica_run_new_part(const struct mica_options *o, unsigned mask);
+void mica_run_adopt(struct mica_run *r, struct mica_run *part);
 
 #endif
