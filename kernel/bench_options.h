@@ -58,7 +58,8 @@ enum option_scope {
 #define OPT_MICA_MAX_INSTRUCTIONS_MAX 1000000000LL
 #define OPT_MICA_BLOCK_SIZE_DEFAULT 6
 #define OPT_MICA_PAGE_SIZE_DEFAULT 12
-#define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
+#define OPT_EXPECT_MAX 16
+#define OPT_DEBUG_GROUP_MAX 4096LL /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -114,6 +115,19 @@ struct bench_options {
     int64_t mica_block_size; /* host: log2 bytes, default 6 */
     int64_t mica_page_size;  /* host: log2 bytes, default 12 */
     const char *mica_itypes; /* host: MICA spec file for itypes; NULL: the default groups */
+
+    /*
+     * -debug (debug_stop.h): the machine state at nanoBench's breakpoint
+     * (after the last copy, before the second counter read) of one
+     * execution: -debug_at GROUP:RUN:INDEX, GROUP the counter group (1 the
+     * first, in the order measured), RUN base or main, INDEX the measurement
+     * (0 the first kept one; -1 the last warm-up, -warm_up_count the first).
+     * Default 1:main:0. -debug_at implies -debug.
+     */
+    bool debug;
+    int64_t debug_group;
+    int debug_run; /* 0 base, 1 main */
+    int64_t debug_index;
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

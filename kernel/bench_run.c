@@ -252,7 +252,7 @@ struct budget {
 static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_data *data,
                      const struct codegen_params *params, const struct codegen_layout *layout, const char *run, int64_t warm_up,
                      int64_t n, int64_t *const *values, char *error, size_t error_cap,
-                     struct budget *budget)
+                     struct budget *budget, bool debug_stop_here)
 {
     if (budget->on) {
         uint64_t used = bench_tsc(c) - budget->start;
@@ -266,9 +266,38 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
     }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
                            c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
-                           c->fake_run_arg };
+                           c->fake_run_arg, NULL, 0 };
     data->fault_happened = 0;
+    data->debug_paused = 0;
+    struct bench_debug *d = c->debug;
+    if (debug_stop_here && d && layout->debug_slot) {
+        b.debug_slot = (volatile uint8_t *)layout->debug_slot;
+        b.debug_index = d->index;
+        d->session.armed = true;
+        d->session.slot = layout->debug_slot;
+        d->code_start = layout->code_start;
+        d->code_end = layout->code_end;
+        d->slot = layout->debug_slot;
+        d->n_reads = params->n_reads <= NB_MAX_COUNTERS ? params->n_reads : NB_MAX_COUNTERS;
+        nb_memcpy(d->reads, params->reads, d->n_reads * sizeof(*d->reads));
+        d->no_mem = params->no_mem;
+        d->cpu = c->cpu;
+        debug_current = &d->session;
+        debug_save_live = d->save;
+    }
     int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
+    if (debug_stop_here && d) {
+        d->session.armed = false;
+        debug_current = NULL;
+    }
+    /* Time stopped at the breakpoint is not the benchmark's: -timeout's budget moves by as much. */
+    if (data->debug_paused) {
+        budget->start += data->debug_paused;
+        c->benchmark_start += data->debug_paused;
+        if (d)
+            d->paused += data->debug_paused;
+        data->debug_paused = 0;
+    }
     c->smi_repeated += b.smi_repeated;
     c->smi_kept += b.smi_kept;
     if (st != NB_OK) {
@@ -513,6 +542,22 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     init_params(c, o, code, &params);
     params.reads = reads;
     params.n_reads = n_all;
+    /* -debug: every run gets the breakpoint slot (it cancels out); the chosen group's chosen run stops. */
+    bool debug_group = false;
+    if (c->debug && c->debug->on && c->catch_faults) {
+        struct bench_debug *d = c->debug;
+        params.debug = true;
+        params.debug_stop = (uint64_t)(uintptr_t)debug_stop;
+        params.debug_save = (uint64_t)(uintptr_t)d->save;
+        debug_group = ++d->measures == (uint64_t)d->group && !d->cap->taken;
+        for (int a = 0; a < AREA_COUNT; a++) {
+            d->session.area[a] = c->areas[a];
+            d->session.area_size[a] = c->area_size[a];
+            d->session.area_reg[a] = middle(c, (enum bench_area)a);
+        }
+        d->session.cap = d->cap;
+        d->session.xsave_size = c->xsave_mask ? c->xsave_size : 512;
+    }
 
     /*
      * The budget is checked before every batch wherever the TSC frequency is
@@ -591,7 +636,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         if ((status = run_batch(c, once, data, &params, &layout, "one-time init", 0, 1, NULL, error,
-                                error_cap, &budget)) != NB_OK)
+                                error_cap, &budget, false)) != NB_OK)
             goto out;
     }
 
@@ -603,7 +648,7 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
             goto out;
         }
         if ((status = run_batch(c, warm, data, &params, &layout, "initial warm-up", 0,
-                                o->initial_warm_up_count, NULL, error, error_cap, &budget)) != NB_OK)
+                                o->initial_warm_up_count, NULL, error, error_cap, &budget, false)) != NB_OK)
             goto out;
     }
 
@@ -630,7 +675,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         }
         loops[run] = params.loop_count;
         if ((status = run_batch(c, fn, data, &params, &layout, run == 0 ? "base run" : "main run",
-                                o->warm_up_count, n, values[run], error, error_cap, &budget)) != NB_OK)
+                                o->warm_up_count, n, values[run], error, error_cap, &budget,
+                                debug_group && c->debug->run == run)) != NB_OK)
             goto out;
     }
     if (o->verbose)

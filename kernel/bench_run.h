@@ -16,6 +16,7 @@
 #include "counter_read.h"
 #include "nb_platform.h"
 #include "nb_report.h"
+#include "debug_stop.h"
 #include "mica_capture.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -29,6 +30,28 @@
 #define BENCH_AREA_SIZE (1024u * 1024u)
 #define BENCH_PAGE_SIZE 4096u
 enum bench_area { AREA_R14 = 0, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, AREA_COUNT };
+
+/*
+ * -debug for one benchmark (debug_stop.h; bench_debug.h prints it): which
+ * execution stops, the memory the capture uses, and where it stopped.
+ */
+struct bench_debug {
+    bool on;
+    int64_t group;  /* 1..: the bench_measure call of the benchmark that stops */
+    int run;        /* 0 base, 1 main */
+    int64_t index;  /* the execution: 0.. measurements, negative warm-ups */
+    struct debug_capture *cap;
+    uint8_t *save;  /* DEBUG_SAVE_MAX bytes, 64-byte aligned (page), header zero */
+    /* Filled by bench_measure. */
+    unsigned measures;  /* bench_measure calls since bench_benchmark_begin */
+    uint64_t code_start, code_end, slot; /* the function that stopped */
+    uint64_t paused;    /* TSC ticks spent stopped */
+    struct counter_read reads[NB_MAX_COUNTERS]; /* the stopped run's reads (-no_mem: R8.. hold them) */
+    size_t n_reads;
+    bool no_mem;
+    unsigned cpu;
+    struct debug_session session;
+};
 
 /* What stays the same for every benchmark of a suite. */
 /*
@@ -129,6 +152,8 @@ struct bench_context {
     int64_t *store;
     size_t store_size;
     struct bench_emitted emitted[2];
+    /* -debug for the current benchmark, or NULL. */
+    struct bench_debug *debug;
 };
 
 struct bench_code {

@@ -22,6 +22,7 @@
 #include "nb_version.h"
 #include "platform_report.h"
 #include "suite.h"
+#include "bench_debug.h"
 #include "bench_mica.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -68,6 +69,7 @@ struct run_state {
     void *code_data;
     size_t code_size;
     bool code_cached;
+    struct bench_debug debug; /* -debug's capture (bench_debug.h), allocated at its first use */
 };
 
 static void print_fingerprint(struct run_state *s)
@@ -357,13 +359,17 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         }
         if (bench_context_size_areas(&s->bench, o.area_size, why, sizeof(why)) != NB_OK) {
             report_error(&s->report, "suite line %u: %s", e->line, why);
-        } else if (load_code(s, e, &o, &code)) {
+        } else if (load_code(s, e, &o, &code) &&
+                   (!o.debug || bench_debug_begin(&s->debug, &s->bench, &o, &s->report, e->line))) {
+            unsigned errors_before = s->report.n_errors;
             if (o.verbose)
                 report_areas(s, &o);
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
+            if (o.debug)
+                bench_debug_end(&s->debug, &s->bench, &s->report, e->name, errors_before);
             if (o.mica && o.cpu < 0)
                 bench_mica_run(&s->report, &s->bench, &o, &code, e->name);
         }

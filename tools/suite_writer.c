@@ -77,6 +77,10 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -mica %s", o->mica);
     if (o->mica_max_instructions != OPT_MICA_MAX_INSTRUCTIONS_DEFAULT)
         fprintf(f, " -mica_max_instructions %lld", (long long)o->mica_max_instructions);
+    /* -debug block */
+    if (o->debug)
+        fprintf(f, " -debug_at %lld:%s:%lld", (long long)o->debug_group, o->debug_run ? "main" : "base",
+                (long long)o->debug_index);
     if (o->qemu_icount >= 0)
         fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");

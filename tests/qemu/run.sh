@@ -1468,5 +1468,6 @@ run_test finish_exit_ends_qemu test_finish_exit_ends_qemu
 run_test stream_and_progress_are_clean test_stream_and_progress_are_clean
 run_test serial_log_of_several_runs test_serial_log_of_several_runs
 
+source "$ROOT/tests/qemu/debug_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

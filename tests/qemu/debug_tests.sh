@@ -1,0 +1,89 @@
+# tests/qemu/debug_tests.sh — -debug, -debug_trace and -debug_gdb under QEMU
+# -icount 4 (sourced by tests/qemu/run.sh; uses its helpers).
+
+# debug_block FILE NAME: the lines of benchmark NAME in a run-NNNN-debug.txt.
+debug_block() {
+    awk -v name="[$2]" '/^\[.*\]$/ { on = ($0 == name); next } on' "$1"
+}
+
+# debug_lines FILE NAME PATTERN: the lines of NAME's dump matching PATTERN (grep -E).
+debug_lines() {
+    debug_block "$1" "$2" | grep -E "$3"
+}
+
+# tests/qemu/debug.suite: exact registers, flags and memory at the breakpoint,
+# on serial (framed "debug:" lines the CLI prints) and in run-0001-debug.txt;
+# results as without -debug.
+test_debug_dump() {
+    local out f
+    out=$(suite_with_errors debug tests/qemu/debug.suite -icount 4) || { echo "$out"; return 1; }
+    f=$TMP/debug/run-0001-debug.txt
+    [[ -f $f ]] || { echo "no $f"; ls "$TMP/debug"; return 1; }
+    # Results as without -debug, and the errors of the last three.
+    expect_eq "results" "[add_store]
+RDTSC: 32.00
+[add_store_base]
+RDTSC: 32.00
+[add_twice]
+RDTSC: 32.00
+[add_loop]
+RDTSC: 48.00
+[ymm_init]
+RDTSC: 16.00
+[no_mem]
+RDTSC: 16.00
+[warm_up]
+RDTSC: 16.00
+[cpu1]
+RDTSC: 16.00
+[fault]
+error: #UD at main code+0x0 (copy 1 of 1, main run)
+[no_such_measurement]
+error: suite line 31: option -debug_at: measurement 3 does not exist (measurements 0..0, no warm-up runs)
+[no_such_group]
+RDTSC: 16.00
+error: option -debug_at 2:main:0: the benchmark never got there (it measured 1 counter group)" \
+        "$(grep -E '^(\[|RDTSC|error)' <<<"$out")" || return 1
+    # The serial lines the CLI printed are the file's, with "debug: " in front.
+    expect_eq "serial = file (add_store)" "$(debug_block "$f" add_store | sed 's/^/debug: /')" \
+        "$(awk '/^\[add_store\]$/ { on = 1; next } /^\[/ { on = 0 } on && /^debug: / && !/machine state at/' <<<"$out")" || return 1
+    expect_eq "add_store" "stopped: counter group 1, main run, measurement 0, processor 0: after the last copy, before the second counter read
+RFLAGS 0x0000000000000202  IF IOPL=0
+RAX    0x1122334455667788
+RBX    0x1122334455667789
+R15    0x0000000000000000
+memory R14 (initially $(printf '0x%x' $(($(debug_lines "$f" add_store '^R14 ' | awk '{ print $2 }'))))): 8 bytes differ from zero
+  R14+0x0: 89 77 66 55 44 33 22 11 .. .. .. .. .. .. .. ..
+memory RDI" "$(debug_lines "$f" add_store '^(stopped|RFLAGS|RAX|RBX|R15|memory R14|  R14|memory RDI)' | sed 's/^memory RDI.*/memory RDI/')" || return 1
+    expect_eq "add_store_base" "stopped: counter group 1, base run, measurement 0, processor 0: after the last copy, before the second counter read
+RBX    0x0000000000000001
+memory R14" "$(debug_lines "$f" add_store_base '^(stopped|RBX|memory R14|  R14)' | sed 's/^memory R14 .*: 0 bytes differ from zero$/memory R14/')" || return 1
+    expect_eq "add_twice" "RFLAGS 0x0000000000000216  PF AF IF IOPL=0
+RBX    0x22446688aaccef11
+  R14+0x0: .. .. .. .. .. .. .. .. 11 ef cc aa 88 66 44 22" \
+        "$(debug_lines "$f" add_twice '^(RFLAGS|RBX|  R14)')" || return 1
+    expect_eq "add_loop" "RBX    0x336699cd00336699
+R15    0x0000000000000000" "$(debug_lines "$f" add_loop '^(RBX|R15) ')" || return 1
+    expect_eq "ymm_init" "RAX    0x0123456789abcdef
+XCR0   0x0000000000000007  x87 SSE AVX
+YMM3   0x0000000000000000_0123456789abcdef_0000000000000000_0123456789abcdef" \
+        "$(debug_lines "$f" ymm_init '^(RAX|XCR0|YMM3) ')" || return 1
+    # -no_mem: the first read clobbered RAX (RDTSC's value), R8 = -RAX, the ADD used RAX.
+    local rax r8 rbx
+    rax=$(debug_lines "$f" no_mem '^RAX ' | awk '{ print $2 }')
+    r8=$(debug_lines "$f" no_mem '^R8 ' | awk '{ print $2 }')
+    rbx=$(debug_lines "$f" no_mem '^RBX ' | awk '{ print $2 }')
+    expect_eq "no_mem R8 = -RAX" "0x0000000000000000" "$(printf '0x%016x' $((r8 + rax)))" || return 1
+    expect_eq "no_mem RBX = RAX + 1" "$(printf '0x%016x' $((rax + 1)))" "$rbx" || return 1
+    expect_eq "no_mem note" "-no_mem: R8 holds RDTSC so far: minus the first reading (the second is added after this point)
+R9     0x0000000000000000" "$(debug_lines "$f" no_mem '^(-no_mem|R9 )' | sort)" || return 1
+    expect_eq "warm_up" "stopped: counter group 1, main run, warm-up -1, processor 0: after the last copy, before the second counter read
+RBX    0x0000000000000002" "$(debug_lines "$f" warm_up '^(stopped|RBX)')" || return 1
+    expect_eq "cpu1" "stopped: counter group 1, main run, measurement 0, processor 1: after the last copy, before the second counter read
+RBX    0x1122334455667789" "$(debug_lines "$f" cpu1 '^(stopped|RBX)')" || return 1
+    expect_eq "no dump after a fault" "" "$(debug_block "$f" fault)" || return 1
+    # RIP: the slot + 1 of a NOP main code's function, in the generated code.
+    grep -qE '^RIP    0x[0-9a-f]{16}  code\+0x[0-9a-f]+ \(the second counter read starts here\)$' \
+        <(debug_block "$f" add_store) || { echo "no RIP line"; return 1; }
+}
+run_test debug_dump test_debug_dump
