@@ -595,8 +595,9 @@ static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enu
 static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     if (p->trace) {
-        /* -mica: no counters; single-stepping starts with the late-init code. */
-        trace_code_enable(e, buf);
+        /* -mica: no counters; single-stepping starts with the late-init code (-debug_trace: it has started). */
+        if (!p->trace_init)
+            trace_code_enable(e, buf);
     } else if (p->no_mem) {
         /* The init code may have used R8..R13: the accumulators start at 0 here. */
         for (size_t k = 0; k < p->n_reads; k++)
@@ -695,6 +696,9 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
+    bool trace_init = p->trace && p->trace_init;
+    if (trace_init)
+        trace_code_enable(&e, buf);
     layout->start[PART_INIT] = x86_here(&e);
     layout->len[PART_INIT] = p->part_len[PART_INIT];
     emit_part(&e, p, PART_INIT);
@@ -703,11 +707,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     if (p->loop_count > 0)
         x86_mov_reg64_simm32(&e, R15, (int32_t)p->loop_count);
 
-    /* Pad (outside the measured region) so the first copy starts at 64k + offset. */
+    /* Pad (outside the measured region) so the first copy starts at 64k + offset; not single-stepped. */
     size_t before = length_before_copies(buf, p);
     uintptr_t first_copy = x86_here(&e) + before;
     size_t pad = (CODE_ALIGNMENT - first_copy % CODE_ALIGNMENT) % CODE_ALIGNMENT;
-    x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
+    if (!trace_init)
+        x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
 
     emit_start(&e, buf, p);
     layout->start[PART_LATE_INIT] = x86_here(&e);
@@ -733,7 +738,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     }
     if (p->trace) {
         /* The first address after the region: the capture stops single-stepping here. */
-        layout->trace_start = layout->start[PART_LATE_INIT];
+        layout->trace_start = layout->start[trace_init ? PART_INIT : PART_LATE_INIT];
         layout->trace_stop = x86_here(&e);
         x86_u8(&e, 0x90);
         emit_tail(&e, buf, p, layout);

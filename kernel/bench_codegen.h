@@ -130,6 +130,8 @@ struct codegen_params {
      * CODEGEN_SAVE_MAX bytes, within rel32 reach) around the call.
      */
     bool trace;
+    /* -debug_trace: TF is set before the init code instead, and no alignment padding runs. */
+    bool trace_init;
     uint64_t trace_step;
     uint64_t trace_save;
     /*

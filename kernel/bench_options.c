@@ -82,6 +82,8 @@ static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) {
 /* -debug block */
 static void set_debug(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug = true; }
 static void set_debug_at(struct bench_options *o, int64_t n, const char *t);
+static void set_debug_trace(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_trace = true; }
+static void set_debug_max(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_max_instructions = n; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
@@ -139,6 +141,8 @@ static const struct option_def OPTIONS[] = {
     /* -debug block (debug_stop.h) */
     { "debug", VALUE_NONE, BOTH, 0, 0, set_debug },
     { "debug_at", VALUE_STRING, BOTH, 0, 0, set_debug_at }, /* value checked in parse_debug_at */
+    { "debug_trace", VALUE_NONE, BOTH, 0, 0, set_debug_trace },
+    { "debug_max_instructions", VALUE_INT, BOTH, 1, OPT_MICA_MAX_INSTRUCTIONS_MAX, set_debug_max },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
@@ -197,6 +201,7 @@ void bench_options_init(struct bench_options *o)
     o->debug_group = 1;
     o->debug_run = 1;
     o->debug_index = 0;
+    o->debug_max_instructions = OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)

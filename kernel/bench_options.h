@@ -59,7 +59,8 @@ enum option_scope {
 #define OPT_MICA_BLOCK_SIZE_DEFAULT 6
 #define OPT_MICA_PAGE_SIZE_DEFAULT 12
 #define OPT_EXPECT_MAX 16
-#define OPT_DEBUG_GROUP_MAX 4096LL /* -expect options per benchmark (defaults included) */
+#define OPT_DEBUG_GROUP_MAX 4096LL
+#define OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT 100000LL /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -128,6 +129,12 @@ struct bench_options {
     int64_t debug_group;
     int debug_run; /* 0 base, 1 main */
     int64_t debug_index;
+    /*
+     * -debug_trace: after the measurement, one execution single-stepped from
+     * the init code on (bench_mica.h), at most -debug_max_instructions.
+     */
+    bool debug_trace;
+    int64_t debug_max_instructions;
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

@@ -720,7 +720,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     *end = (struct bench_trace_end){ 0 };
     /* Single-stepping needs our IDT's #DB gate: ring 0 only. */
     if (!c->catch_faults) {
-        nb_snprintf(error, error_cap, "-mica needs the image (ring 0)");
+        nb_snprintf(error, error_cap, "%s needs the image (ring 0)", mem->option ? mem->option : "-mica");
         return NB_EUNSUPP;
     }
     /* The same start as the measurement: zeroed areas, then the init code. */
@@ -733,15 +733,23 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     params.drain_frontend = false; /* -df's drains are the harness's, not traced */
     params.copies = o->unroll_count;
     params.trace = true;
+    params.trace_init = mem->from_init;
+    const char *option = mem->option ? mem->option : "-mica";
+    int64_t max_instructions = mem->max_instructions > 0 ? mem->max_instructions : o->mica_max_instructions;
     params.trace_step = (uint64_t)(uintptr_t)mica_capture_step;
     size_t run_size = codegen_run_size(&params);
     size_t save_at = (run_size + 63) / 64 * 64, buf_size = save_at + CODEGEN_SAVE_MAX;
-    if (run_size > CODEGEN_MAX_SIZE)
-        return fail(error, error_cap, NB_EINVAL, "-mica: the traced code would need %llu bytes", run_size);
+    if (run_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap, "%s: the traced code would need %llu bytes", option,
+                    (unsigned long long)run_size);
+        return NB_EINVAL;
+    }
     uint8_t *buf = p->alloc_exec(p->ctx, buf_size);
-    if (!buf)
-        return fail(error, error_cap, NB_ENOMEM, "-mica: cannot allocate %llu bytes for the traced code",
-                    buf_size);
+    if (!buf) {
+        nb_snprintf(error, error_cap, "%s: cannot allocate %llu bytes for the traced code", option,
+                    (unsigned long long)buf_size);
+        return NB_ENOMEM;
+    }
     params.trace_save = (uint64_t)(uintptr_t)(buf + save_at);
 
     /*
@@ -754,7 +762,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz +
-                       (uint64_t)o->mica_max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
+                       (uint64_t)max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
         budget.start = bench_tsc(c);
     }
     struct watch watch;
@@ -764,11 +772,15 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     int status = NB_OK;
     generated_fn fn = (generated_fn)codegen_emit_run(buf, save_at, &params, &layout);
     if (!fn) {
-        status = fail(error, error_cap, NB_ENOMEM, "-mica: the traced code does not fit (%llu)", save_at);
+        nb_snprintf(error, error_cap, "%s: the traced code does not fit (%llu)", option, (unsigned long long)save_at);
+        status = NB_ENOMEM;
         goto out;
     }
+    /* -debug_trace: the NOP after the region is recorded too (its record holds the final state). */
+    uint64_t stop = mem->from_init ? layout.trace_stop + 1 : layout.trace_stop;
+    end->sentinel = mem->from_init ? layout.trace_stop : 0;
     mica_capture_begin(cap, mem->records, mem->records_cap, mem->seen, mem->seen_cap, layout.trace_start,
-                       layout.trace_stop, (uint64_t)o->mica_max_instructions);
+                       stop, (uint64_t)max_instructions + (mem->from_init ? 1 : 0));
     if (watch.timer)
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
@@ -785,17 +797,17 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         end->vector = (uint32_t)data->fault_vector;
         mica_capture_end(cap, data->fault_rip);
         if (data->fault_vector == WATCHDOG_VECTOR)
-            nb_snprintf(error, error_cap, "timeout after %llu s (while tracing for -mica: -timeout plus %u us "
-                                          "per instruction -mica_max_instructions allows)",
-                        (unsigned long long)(budget.ticks / c->tsc_hz), TRACE_STEP_BUDGET_US);
+            nb_snprintf(error, error_cap, "timeout after %llu s (while tracing for %s: -timeout plus %u us "
+                                          "per instruction it may trace)",
+                        (unsigned long long)(budget.ticks / c->tsc_hz), option, TRACE_STEP_BUDGET_US);
         else
             fault_describe(error, error_cap, data, &layout, "trace run");
         status = NB_EFAULT;
     } else {
-        mica_capture_end(cap, layout.trace_stop);
+        mica_capture_end(cap, stop);
     }
     if (!mica_capture_finish(cap) && status == NB_OK) {
-        nb_snprintf(error, error_cap, "-mica: no room for the trace's end record");
+        nb_snprintf(error, error_cap, "%s: no room for the trace's end record", option);
         status = NB_ENOMEM;
     }
 out:

@@ -200,12 +200,26 @@ struct bench_trace_memory {
     size_t records_cap;
     struct mica_seen *seen; /* zeroed; seen_cap a power of two */
     size_t seen_cap;
+    /*
+     * -debug_trace: the init code is traced too (and the loop counter's
+     * MOV R15 when -loop_count is given), at most max_instructions (0:
+     * -mica_max_instructions); `option` names it in errors (NULL: -mica).
+     */
+    bool from_init;
+    int64_t max_instructions;
+    const char *option;
 };
 
 /* How a trace run ended besides its capture's state. */
 struct bench_trace_end {
     bool fault;      /* an exception (or the watchdog) ended it */
     uint32_t vector;
+    /*
+     * -debug_trace (from_init): the address of the NOP after the traced
+     * region, traced as one more record so that the state after the last
+     * instruction is in the trace; 0 otherwise.
+     */
+    uint64_t sentinel;
 };
 
 /*

@@ -305,6 +305,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     counters_measure(counters, &s->bench, o, code, &s->report);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
+    if (o->debug_trace)
+        bench_debug_trace_run(&s->report, &s->bench, o, code, e->name);
     s->bench_pmu_usable = counters->usable;
     nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
@@ -372,6 +374,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 bench_debug_end(&s->debug, &s->bench, &s->report, e->name, errors_before);
             if (o.mica && o.cpu < 0)
                 bench_mica_run(&s->report, &s->bench, &o, &code, e->name);
+            if (o.debug_trace && o.cpu < 0)
+                bench_debug_trace_run(&s->report, &s->bench, &o, &code, e->name);
         }
         struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,
                                          nb_cpu_count(s->p), s->bench_pmu_config };

@@ -81,6 +81,10 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
     if (o->debug)
         fprintf(f, " -debug_at %lld:%s:%lld", (long long)o->debug_group, o->debug_run ? "main" : "base",
                 (long long)o->debug_index);
+    if (o->debug_trace)
+        fprintf(f, " -debug_trace");
+    if (o->debug_max_instructions != OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT)
+        fprintf(f, " -debug_max_instructions %lld", (long long)o->debug_max_instructions);
     if (o->qemu_icount >= 0)
         fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");

@@ -16,7 +16,7 @@ UNIT_OBJDIR  := $(UNIT_BUILD)/unit
 UNIT_BIN     := $(UNIT_BUILD)/unit_tests
 # The suite compiler's assembler front end (tools/) is host code tested here too.
 UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/host_file.c \
-                  $(MICA_LIB_SRCS)
+                  $(MICA_LIB_SRCS) tools/steps_list.c
 UNIT_SRCS    := $(wildcard tests/unit/*.c) $(wildcard lib/*.c) $(wildcard kernel/*.c) $(wildcard pmu/*.c) \
                 $(UNIT_TOOL_SRCS)
 UNIT_OBJS    := $(patsubst %.c,$(UNIT_OBJDIR)/%.o,$(UNIT_SRCS))
