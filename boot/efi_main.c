@@ -71,6 +71,8 @@ static const struct nb_platform efi_platform = {
     .apic_id = efi_apic_id,
     .send_ipi = efi_send_ipi,
     .halt_until_interrupt = efi_halt_until_interrupt,
+    .port_in8 = efi_port_in8,
+    .port_out8 = efi_port_out8,
     .firmware_facts = efi_firmware_facts,
     .finish = efi_finish,
 };

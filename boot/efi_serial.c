@@ -114,3 +114,15 @@ void efi_serial_drain(void)
     if (serial_present)
         wait_lsr(LSR_THRE | LSR_TEMT);
 }
+
+uint8_t efi_port_in8(void *ctx, uint16_t port)
+{
+    (void)ctx;
+    return inb(port);
+}
+
+void efi_port_out8(void *ctx, uint16_t port, uint8_t value)
+{
+    (void)ctx;
+    outb(port, value);
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Probes and programs the UART; returns true when it is present. */
 bool efi_serial_init(void);
@@ -17,6 +18,10 @@ bool efi_serial_present(void);
 
 /* Writes text, turning "\n" into "\r\n" for terminals. */
 void efi_serial_write(const char *text, size_t len);
+
+/* One byte from / to an I/O port (the seam's port_in8/port_out8: -debug_gdb's UART). */
+uint8_t efi_port_in8(void *ctx, uint16_t port);
+void efi_port_out8(void *ctx, uint16_t port, uint8_t value);
 
 /* Waits until the last byte has left the transmitter (before a reset). */
 void efi_serial_drain(void);

@@ -16,6 +16,7 @@ void run_batch_execute(void *arg)
     int64_t retries = b->n;
     for (int64_t i = -b->warm_up; i < b->n;) {
         bool stop = b->debug_slot && i == b->debug_index;
+        uint64_t stops = b->debug_stops ? *b->debug_stops : 0;
         if (stop)
             *b->debug_slot = DEBUG_INT3;
         if (b->fake_run)
@@ -23,9 +24,11 @@ void run_batch_execute(void *arg)
         else
             b->fn();
         if (stop) {
-            /* The stop's readings include the stop: this execution runs again without it. */
             *b->debug_slot = DEBUG_SLOT_NOP;
             b->debug_slot = NULL;
+        }
+        if (stop || (b->debug_stops && *b->debug_stops != stops)) {
+            /* The readings include the stop: this execution runs again without it. */
             if (run_batch_faulted(b->data))
                 return;
             continue;

@@ -46,6 +46,11 @@ struct run_batch {
      */
     volatile uint8_t *debug_slot;
     int64_t debug_index;
+    /*
+     * -debug: counts every stop (a debugger's breakpoints and steps too); an
+     * execution during which it changed is run again. NULL: none.
+     */
+    volatile uint64_t *debug_stops;
 };
 
 /* True when the last run ended in an exception (the stubs restored the state). */

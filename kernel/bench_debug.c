@@ -15,6 +15,31 @@ static uint32_t component_offset(const struct nb_platform *p, uint64_t xcr0, uns
     return regs[1];
 }
 
+static bool gdb_breakpoint(void *arg, uint64_t addr)
+{
+    struct bench_debug *d = arg;
+    return d->gdb && gdb_stub_has_breakpoint(d->gdb, addr);
+}
+
+/* At every stop (on the benchmark's processor): gdb's session, if it came or may still come. */
+static void gdb_on_stop(struct debug_session *s, uint64_t *regs, uint8_t *xsave)
+{
+    struct bench_debug *d = s->on_stop_arg;
+    struct gdb_stub *g = d->gdb;
+    if (!g || g->detached)
+        return;
+    g->regs = regs;
+    g->xsave = xsave;
+    g->code_start = d->code_start;
+    g->ranges[0] = (struct gdb_range){ d->exec_start, d->exec_end };
+    bool came;
+    enum gdb_action a = gdb_stub_session(g, s->read_tsc, s->tsc_ctx, d->gdb_wait_ticks, &came);
+    if (a == GDB_STEP)
+        s->stepping = true;
+    if (!came)
+        g->detached = true; /* nobody within -debug_wait: the suite goes on, the dump is written */
+}
+
 void bench_debug_path(const struct report *r, char *out, size_t cap)
 {
     size_t base = nb_strlen(r->txt_path);
@@ -58,6 +83,30 @@ bool bench_debug_begin(struct bench_debug *d, struct bench_context *c, const str
     d->paused = 0;
     d->cap->taken = false;
     nb_memset(&d->session, 0, sizeof(d->session));
+    d->gdb = NULL;
+    if (o->debug_gdb) {
+        static struct gdb_stub stub;
+        nb_memset(&stub, 0, sizeof(stub));
+        if (!debug_uart_init(&stub.uart, p, (uint16_t)o->debug_port)) {
+            report_error(r, "suite line %u: option -debug_gdb: no UART at I/O port 0x%llx (-debug_port)", line,
+                         (unsigned long long)o->debug_port);
+            return false;
+        }
+        stub.xsave_mask = c->xsave_mask;
+        stub.off_ymm = component_offset(p, c->xsave_mask, 2);
+        stub.n_ranges = 1; /* [0]: the executable buffer, known at the stop */
+        for (int a = 0; a < AREA_COUNT; a++)
+            stub.ranges[stub.n_ranges++] = (struct gdb_range){
+                (uint64_t)(uintptr_t)c->areas[a], (uint64_t)(uintptr_t)c->areas[a] + c->area_size[a] };
+        d->gdb = &stub;
+        d->gdb_wait_ticks = (uint64_t)o->debug_wait * c->tsc_hz;
+        d->session.on_stop = gdb_on_stop;
+        d->session.on_stop_arg = d;
+        d->session.is_breakpoint = gdb_breakpoint;
+        report_line(r, "debug: gdb's remote protocol on I/O port 0x%llx (115200 8N1) at the breakpoint; "
+                       "waiting at most %lld s for gdb",
+                    (unsigned long long)o->debug_port, (long long)o->debug_wait);
+    }
     c->debug = d;
     return true;
 }
@@ -90,6 +139,17 @@ void bench_debug_end(struct bench_debug *d, struct bench_context *c, struct repo
     if (!d->on)
         return;
     d->on = false;
+    if (d->gdb) {
+        struct gdb_stub *g = d->gdb;
+        gdb_stub_remove_breakpoints(g);
+        gdb_stub_exited(g); /* a gdb waiting after continue hears that the benchmark is done */
+        if (d->cap->taken && !g->attached)
+            report_line(r, "debug: no debugger came within -debug_wait; the dump follows");
+        d->gdb = NULL;
+    }
+    if (c->tsc_hz && d->paused >= c->tsc_hz)
+        report_line(r, "debug: stopped %llu ms at the breakpoint; -timeout's budget was moved by as much",
+                    (unsigned long long)(d->paused / (c->tsc_hz / 1000 ? c->tsc_hz / 1000 : 1)));
     if (!d->cap->taken) {
         if (r->n_errors == errors_before)
             report_error(r, "option -debug_at %lld:%s:%lld: the benchmark never got there (it measured %u "

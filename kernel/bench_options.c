@@ -84,6 +84,10 @@ static void set_debug(struct bench_options *o, int64_t n, const char *t) { (void
 static void set_debug_at(struct bench_options *o, int64_t n, const char *t);
 static void set_debug_trace(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_trace = true; }
 static void set_debug_max(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_max_instructions = n; }
+static void set_debug_gdb(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_gdb = o->debug = true; }
+static void set_debug_port(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_port = n; }
+static void set_debug_wait(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_wait = n; }
+static void set_debug_gdb_batch(struct bench_options *o, int64_t n, const char *t) { (void)n; o->debug_gdb_batch = t; o->debug_gdb = o->debug = true; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 
@@ -143,6 +147,10 @@ static const struct option_def OPTIONS[] = {
     { "debug_at", VALUE_STRING, BOTH, 0, 0, set_debug_at }, /* value checked in parse_debug_at */
     { "debug_trace", VALUE_NONE, BOTH, 0, 0, set_debug_trace },
     { "debug_max_instructions", VALUE_INT, BOTH, 1, OPT_MICA_MAX_INSTRUCTIONS_MAX, set_debug_max },
+    { "debug_gdb", VALUE_NONE, BOTH, 0, 0, set_debug_gdb },
+    { "debug_port", VALUE_STRING, BOTH, 0, 0, set_debug_port }, /* value mapped in parse_debug_port */
+    { "debug_wait", VALUE_INT, BOTH, 0, 86400, set_debug_wait },
+    { "debug_gdb_batch", VALUE_STRING, SCOPE_HOST, 0, 0, set_debug_gdb_batch },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
     { "expect_restore", VALUE_NONE, BOTH, 0, 0, set_expect_restore },
@@ -202,6 +210,8 @@ void bench_options_init(struct bench_options *o)
     o->debug_run = 1;
     o->debug_index = 0;
     o->debug_max_instructions = OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT;
+    o->debug_port = OPT_DEBUG_PORT_DEFAULT;
+    o->debug_wait = OPT_DEBUG_WAIT_DEFAULT;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)
@@ -346,6 +356,34 @@ static int parse_debug_at(const char *text, struct bench_options *o, struct opti
     return NB_OK;
 }
 
+/* -debug_port COM1..COM4 or an I/O port number (the legacy ports 3F8h, 2F8h, 3E8h, 2E8h). */
+static int parse_debug_port(const char *text, int64_t *port, struct option_error *err)
+{
+    static const char *const NAMES[] = { "COM1", "COM2", "COM3", "COM4" };
+    static const int64_t PORTS[] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
+    for (int i = 0; i < 4; i++) {
+        bool same = true;
+        for (int k = 0; k < 5; k++) {
+            char a = text[k], b = NAMES[i][k];
+            if (a >= 'a' && a <= 'z')
+                a = (char)(a - 'a' + 'A');
+            if (a != b) {
+                same = false;
+                break;
+            }
+            if (!a)
+                break;
+        }
+        if (same) {
+            *port = PORTS[i];
+            return NB_OK;
+        }
+    }
+    if (nb_parse_i64(text, port) && *port > 0 && *port <= 0xFFF8)
+        return NB_OK;
+    return fail(err, "option -debug_port: '%s' is not COM1..COM4 or an I/O port (e.g. 0x2f8)%s", text, "");
+}
+
 static void set_debug_at(struct bench_options *o, int64_t n, const char *t)
 {
     (void)n;
@@ -427,6 +465,9 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                     return NB_EINVAL;
             } else if (def->apply == set_mica) {
                 if (parse_mica(text, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_debug_port) {
+                if (parse_debug_port(text, &number, err) != NB_OK)
                     return NB_EINVAL;
             } else if (def->apply == set_debug_at) {
                 if (parse_debug_at(text, NULL, err) != NB_OK)

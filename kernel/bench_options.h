@@ -60,7 +60,9 @@ enum option_scope {
 #define OPT_MICA_PAGE_SIZE_DEFAULT 12
 #define OPT_EXPECT_MAX 16
 #define OPT_DEBUG_GROUP_MAX 4096LL
-#define OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT 100000LL /* -expect options per benchmark (defaults included) */
+#define OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT 100000LL
+#define OPT_DEBUG_PORT_DEFAULT 0x2F8LL /* COM2 */
+#define OPT_DEBUG_WAIT_DEFAULT 60LL /* -expect options per benchmark (defaults included) */
 
 struct bench_options {
     const char *asm_text[PART_COUNT];  /* host only */
@@ -135,6 +137,17 @@ struct bench_options {
      */
     bool debug_trace;
     int64_t debug_max_instructions;
+    /*
+     * -debug_gdb: at the breakpoint, gdb's remote protocol on -debug_port
+     * (COM2 by default; COM1 keeps the results), waiting -debug_wait seconds
+     * (default 60) for gdb before the dump is written and the suite goes
+     * on. Implies -debug. -debug_gdb_batch FILE (host): run gdb with the
+     * commands of FILE under QEMU and print its output.
+     */
+    bool debug_gdb;
+    int64_t debug_port;
+    int64_t debug_wait;
+    const char *debug_gdb_batch;
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

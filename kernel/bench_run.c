@@ -10,6 +10,7 @@
 #include "msr_names.h"
 #include "pmu_msrs.h"
 #include "nb_text.h"
+#include "nb_report.h"
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
@@ -266,10 +267,19 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
     }
     struct run_batch b = { fn, data, c->n_reads, c->smi_check ? 1 : 0, warm_up, n, values,
                            c->smi_check, 0, false, params->reads, params->copies, c->fake_run,
-                           c->fake_run_arg, NULL, 0 };
+                           c->fake_run_arg, NULL, 0, NULL };
     data->fault_happened = 0;
     data->debug_paused = 0;
     struct bench_debug *d = c->debug;
+    if (d && d->on && params->debug) {
+        /* Every run of the benchmark reports to the session: a debugger's breakpoints may be anywhere. */
+        b.debug_stops = &d->session.stops;
+        d->session.nmi_deadline = params->nmi_state && c->nmi ? &c->nmi->shared.deadline : NULL;
+        d->session.read_tsc = c->p->read_tsc;
+        d->session.tsc_ctx = c->p->ctx;
+        debug_current = &d->session;
+        debug_save_live = d->save;
+    }
     if (debug_stop_here && d && layout->debug_slot) {
         b.debug_slot = (volatile uint8_t *)layout->debug_slot;
         b.debug_index = d->index;
@@ -282,11 +292,25 @@ static int run_batch(struct bench_context *c, generated_fn fn, struct codegen_da
         nb_memcpy(d->reads, params->reads, d->n_reads * sizeof(*d->reads));
         d->no_mem = params->no_mem;
         d->cpu = c->cpu;
-        debug_current = &d->session;
-        debug_save_live = d->save;
+        d->layout = *layout;
+        d->exec_start = (uint64_t)(uintptr_t)c->exec;
+        d->exec_end = (uint64_t)(uintptr_t)c->exec + c->exec_size;
+        if (c->report) {
+            /* Where the parts are, for a debugger's symbols (tools/nanobench -debug_gdb writes them). */
+            uint64_t cs = layout->code_start;
+            report_serial_line(c->report,
+                               "debug: layout code_start=0x%llx code_end=0x%llx init=0x%llx late_init=0x%llx "
+                               "copy_1=0x%llx copy_len=0x%llx copies=%lld slot=0x%llx",
+                               (unsigned long long)cs, (unsigned long long)(layout->code_end - cs),
+                               (unsigned long long)(layout->start[PART_INIT] - cs),
+                               (unsigned long long)(layout->start[PART_LATE_INIT] - cs),
+                               (unsigned long long)(layout->start[PART_MAIN] - cs),
+                               (unsigned long long)layout->len[PART_MAIN], (long long)layout->copies,
+                               (unsigned long long)(layout->debug_slot - cs));
+        }
     }
     int st = nb_run_on_cpu(c->p, c->cpu, run_batch_execute, &b);
-    if (debug_stop_here && d) {
+    if (d && d->on && params->debug) {
         d->session.armed = false;
         debug_current = NULL;
     }

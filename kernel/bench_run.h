@@ -17,6 +17,7 @@
 #include "nb_platform.h"
 #include "nb_report.h"
 #include "debug_stop.h"
+#include "gdb_stub.h"
 #include "mica_capture.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -50,7 +51,12 @@ struct bench_debug {
     size_t n_reads;
     bool no_mem;
     unsigned cpu;
+    struct codegen_layout layout; /* of the function that stopped */
+    uint64_t exec_start, exec_end; /* the executable buffer it lies in */
     struct debug_session session;
+    /* -debug_gdb (gdb_stub.h), or NULL. */
+    struct gdb_stub *gdb;
+    uint64_t gdb_wait_ticks;
 };
 
 /* What stays the same for every benchmark of a suite. */

@@ -44,16 +44,40 @@ void debug_capture_areas(struct debug_capture *cap, const struct debug_session *
 void debug_stop(uint64_t *regs)
 {
     struct debug_session *s = debug_current;
-    /* Not armed, or an INT3/#DB of the benchmark's own: it goes on as if nothing happened. */
-    if (!s || !s->armed || regs[DBG_VECTOR] != 3 || regs[DBG_RIP] != s->slot + 1)
+    if (!s)
         return;
-    s->armed = false;
-    struct debug_capture *cap = s->cap;
-    nb_memcpy(cap->regs, regs, sizeof(cap->regs));
-    if (debug_save_live)
-        nb_memcpy(cap->xsave, debug_save_live, s->xsave_size <= DEBUG_SAVE_MAX ? s->xsave_size : DEBUG_SAVE_MAX);
-    debug_capture_areas(cap, s);
-    cap->taken = true;
+    uint64_t rip = regs[DBG_RIP];
+    bool slot = s->armed && regs[DBG_VECTOR] == 3 && rip == s->slot + 1;
+    bool breakpoint = regs[DBG_VECTOR] == 3 && s->is_breakpoint && s->is_breakpoint(s->on_stop_arg, rip - 1);
+    bool step = regs[DBG_VECTOR] == 1 && s->stepping;
+    /* An INT3 or #DB of the benchmark's own: it goes on as if nothing happened. */
+    if (!slot && !breakpoint && !step)
+        return;
+    if (breakpoint && !slot)
+        regs[DBG_RIP] = rip - 1; /* gdb wants the breakpoint's address; it puts the byte back itself */
+    if (step) {
+        regs[DBG_RFLAGS] &= ~(1ull << 8);
+        s->stepping = false;
+    }
+    s->stops++;
+    uint64_t t0 = 0, left = 0;
+    if (s->nmi_deadline && s->read_tsc) {
+        t0 = s->read_tsc(s->tsc_ctx);
+        left = *s->nmi_deadline > t0 ? *s->nmi_deadline - t0 : 0;
+        *s->nmi_deadline = ~0ull;
+    }
+    if (slot) {
+        s->armed = false;
+        struct debug_capture *cap = s->cap;
+        nb_memcpy(cap->regs, regs, sizeof(cap->regs));
+        if (debug_save_live)
+            nb_memcpy(cap->xsave, debug_save_live,
+                      s->xsave_size <= DEBUG_SAVE_MAX ? s->xsave_size : DEBUG_SAVE_MAX);
+        debug_capture_areas(cap, s);
+        cap->taken = true;
+    }
     if (s->on_stop)
         s->on_stop(s, regs, debug_save_live);
+    if (s->nmi_deadline && s->read_tsc)
+        *s->nmi_deadline = s->read_tsc(s->tsc_ctx) + left;
 }

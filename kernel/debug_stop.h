@@ -65,6 +65,22 @@ struct debug_session {
      */
     void (*on_stop)(struct debug_session *s, uint64_t *regs, uint8_t *xsave);
     void *on_stop_arg;
+    /*
+     * A debugger's software breakpoint at addr (the INT3 is its own, not the
+     * benchmark's), or NULL; `stepping`: the debugger asked for one step
+     * (TF set), so the next #DB is a stop too.
+     */
+    bool (*is_breakpoint)(void *arg, uint64_t addr);
+    bool stepping;
+    /* Stops so far: an execution during which it changed is run again (bench_batch.c). */
+    volatile uint64_t stops;
+    /*
+     * The NMI watchdog's deadline (nmi_watchdog.h) while it watches, or
+     * NULL: moved out of reach while stopped, and by the time stopped after.
+     */
+    volatile uint64_t *nmi_deadline;
+    uint64_t (*read_tsc)(void *ctx); /* pure RDTSC (the seam's read_tsc) */
+    void *tsc_ctx;
 };
 
 /* The session the handler reports to (set by the harness around its runs). */
