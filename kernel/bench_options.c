@@ -87,7 +87,7 @@ static void set_debug_max(struct bench_options *o, int64_t n, const char *t) { (
 static void set_debug_gdb(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_gdb = o->debug = true; }
 static void set_debug_port(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_port = n; }
 static void set_debug_wait(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_wait = n; }
-static void set_debug_gdb_batch(struct bench_options *o, int64_t n, const char *t) { (void)n; o->debug_gdb_batch = t; o->debug_gdb = o->debug = true; }
+static void set_debug_gdb_batch(struct bench_options *o, int64_t n, const char *t) { (void)n; o->debug_gdb_batch = t; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_finish(struct bench_options *o, int64_t n, const char *t) { (void)t; o->finish = (enum nb_finish_action)n; o->finish_set = true; }
 

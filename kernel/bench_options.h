@@ -141,8 +141,9 @@ struct bench_options {
      * -debug_gdb: at the breakpoint, gdb's remote protocol on -debug_port
      * (COM2 by default; COM1 keeps the results), waiting -debug_wait seconds
      * (default 60) for gdb before the dump is written and the suite goes
-     * on. Implies -debug. -debug_gdb_batch FILE (host): run gdb with the
-     * commands of FILE under QEMU and print its output.
+     * on. Implies -debug. -debug_gdb_batch FILE (host): the gdb that
+     * tools/nanobench attaches runs the commands of FILE and its output is
+     * printed after the results.
      */
     bool debug_gdb;
     int64_t debug_port;

@@ -16,6 +16,7 @@ PACKAGES=(
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
+    gdb                             # -debug_gdb: the debugger attached to the image's stub (tests/qemu/debug_tests.sh)
     "$@"
 )
 

@@ -540,6 +540,18 @@ static int write_env(struct compile *c)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
     write_mica_env(f, c);
+    /* -debug_gdb: COM2 on a socket and gdb attached to it (tools/nanobench); -debug_gdb_batch: gdb's commands. */
+    bool gdb = c->cli.debug_gdb;
+    const char *batch = c->cli.debug_gdb_batch;
+    for (size_t i = 0; i < c->n; i++) {
+        gdb |= c->benches[i].o.debug_gdb;
+        if (!batch && c->benches[i].o.debug_gdb_batch)
+            batch = c->benches[i].o.debug_gdb_batch;
+    }
+    fprintf(f, "NB_GDB=%d\n", gdb);
+    char *batch_path = batch ? host_path_join(NULL, batch) : NULL;
+    env_line(f, "NB_GDB_BATCH", batch_path);
+    free(batch_path);
     free(path);
     return fclose(f);
 }

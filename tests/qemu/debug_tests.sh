@@ -46,7 +46,7 @@ error: option -debug_at 2:main:0: the benchmark never got there (it measured 1 c
         "$(grep -E '^(\[|RDTSC|error)' <<<"$out")" || return 1
     # The serial lines the CLI printed are the file's, with "debug: " in front.
     expect_eq "serial = file (add_store)" "$(debug_block "$f" add_store | sed 's/^/debug: /')" \
-        "$(awk '/^\[add_store\]$/ { on = 1; next } /^\[/ { on = 0 } on && /^debug: / && !/machine state at/' <<<"$out")" || return 1
+        "$(awk '/^\[add_store\]$/ { on = 1; next } /^\[/ { on = 0 } on && /^debug: / && !/machine state at|debug: layout /' <<<"$out")" || return 1
     expect_eq "add_store" "stopped: counter group 1, main run, measurement 0, processor 0: after the last copy, before the second counter read
 RFLAGS 0x0000000000000202  IF IOPL=0
 RAX    0x1122334455667788
@@ -108,3 +108,49 @@ test_debug_trace() {
     expect_eq "listing" "5" "$(grep -cE '^ +[1-5]  0x[0-9a-f]{16}  \+0x' <<<"$out")"
 }
 run_test debug_trace test_debug_trace
+
+# tests/qemu/debug_gdb.suite with gdb in batch mode (tests/qemu/debug_gdb.gdb):
+# exact registers, stepi over the 7-byte MOV that starts the counter read,
+# x/2gx $r14, a Z0 breakpoint at copy_3 (symbols relocated by qOffsets), and
+# continue to the end of the suite with exact results.
+test_debug_gdb() {
+    command -v gdb >/dev/null || { echo "gdb is not installed (tools/install-deps.sh)"; return 1; }
+    local out
+    out=$($NB -suite tests/qemu/debug_gdb.suite -icount 4 -debug_gdb_batch tests/qemu/debug_gdb.gdb \
+        -results "$TMP/gdb" 2>&1) || { echo "$out"; return 1; }
+    expect_eq "results" "[gdb]
+RDTSC: 16.00
+[after]
+RDTSC: 32.00" "$(grep -E '^(\[[a-z_]+\]$|RDTSC|error)' <<<"$out")" || return 1
+    expect_eq "gdb" "rax 0x1122334455667788 rbx 0x4488cd115599de21
+at breakpoint+1
+0x0000000000000000	0x1122334455667788
+mxcsr          0x1f80              8064
+stepi: at breakpoint+8
+Breakpoint 1, in copy_3 ()
+at copy_3+0, rbx 0x22446688aaccef11
+[Inferior 1 (Remote target) exited normally]" \
+        "$(sed -n '/^gdb:$/,$p' <<<"$out" | grep -E '^(rax|at |0x[0-9a-f]+:|mxcsr|stepi|Breakpoint 1,|\[Inferior)' |
+            sed -E 's/^0x[0-9a-f]+:\t//; s/^(Breakpoint 1,) 0x[0-9a-f]+ (in copy_3)/\1 \2/')" || return 1
+    # info all-registers knows the AVX registers (the target description's avx feature).
+    grep -q '^ymm0 ' <<<"$out" || { echo "no ymm0 in gdb's output"; echo "$out"; return 1; }
+}
+run_test debug_gdb test_debug_gdb
+
+# Nobody attaches: the image waits -debug_wait 2 s at the breakpoint, longer
+# than -timeout 1, and the benchmark still completes (the APIC-timer
+# watchdog and the -timeout budget pause while stopped); the dump follows.
+test_debug_wait() {
+    local out
+    out=$(GDB_ATTACH=manual $NB -asm_init "MOV RBX, 7" -asm "ADD RAX, RBX" -basic_mode -unroll_count 1 \
+        -n_measurements 1 -warm_up_count 0 -debug_gdb -debug_wait 2 -timeout 1 -icount 4 \
+        -results "$TMP/wait" 2>&1) || { echo "$out"; return 1; }
+    expect_eq "results" "RDTSC: 16.00
+debug: no debugger came within -debug_wait; the dump follows
+RBX    0x0000000000000007" \
+        "$(grep -E '^(RDTSC|error|debug: no debugger|debug: RBX)' <<<"$out" | sed 's/^debug: RBX/RBX/')" || return 1
+    local ms
+    ms=$(sed -n 's/^debug: stopped \([0-9]*\) ms at the breakpoint.*/\1/p' <<<"$out")
+    [[ -n $ms && $ms -ge 2000 ]] || { echo "stopped ${ms:-?} ms, expected at least 2000"; echo "$out"; return 1; }
+}
+run_test debug_wait test_debug_wait
