@@ -179,6 +179,7 @@ static const struct {
     { "i", "initial_warm_up_count" },
     { "mi", "min" }, /* unique in nanoBench; -mica made it ambiguous here */
     { "me", "median" }, /* likewise; -metrics */
+    { "d", "df" },      /* unique before -debug* joined */
 };
 
 static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
