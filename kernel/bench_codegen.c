@@ -677,7 +677,8 @@ static void code_commit(const struct x86_emitter *e)
 
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
-    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + (p->debug ? DEBUG_HANDLER_MAX : 0) +
+           p->part_len[PART_ONE_TIME_INIT];
 }
 
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,

@@ -373,3 +373,46 @@ NB_TEST(gdb_stub_target_description)
     CHECK_EQ_STR(command(&s, "p38", NULL), "77777777"); /* mxcsr: register 56, the last */
     CHECK_EQ_STR(command(&s, "p39", NULL), "E01");
 }
+
+/*
+ * The stop handler as objdump decodes it: the system registers it reads,
+ * the APIC timer paused and restarted, XSAVE64/XRSTOR64 at the absolute
+ * save address, the call, the frame written back and IRETQ; within the
+ * DEBUG_HANDLER_MAX bytes the generator budgets.
+ */
+#include "bench_codegen.h"
+#include "host_objdump.h"
+
+NB_TEST(debug_handler_decodes)
+{
+    static uint8_t buf[3 * 4096 + 4096];
+    struct codegen_params p;
+    memset(&p, 0, sizeof(p));
+    p.debug = true;
+    p.watchdog = true;
+    p.lapic_mmio_base = 0xFEE00000u;
+    p.xsave_mask = 7;
+    p.debug_stop = 0x1122334455667788ull;
+    p.debug_save = 0x0000000012345000ull;
+    struct x86_emitter e;
+    x86_emitter_init(&e, buf + 3 * 4096, 4096);
+    uintptr_t gate3, gate1;
+    debug_code_handler(&e, buf, &p, &gate3, &gate1);
+    REQUIRE(!e.overflow);
+    CHECK(e.length < 1024);
+    CHECK_EQ_INT(gate1, (uintptr_t)(buf + 3 * 4096));
+    CHECK_EQ_INT(gate3 - gate1, 13); /* the vector store (11) and a 2-byte JMP over the other one */
+    char *text = host_objdump(buf, 3 * 4096, 3 * 4096 + e.length);
+    REQUIRE(text);
+    static const char *const want[] = { "mov    rax,cr0", "mov    rax,cr2", "mov    rax,cr3", "mov    rax,cr4",
+                                        "mov    rax,cr8", "mov    rax,dr6", "mov    rax,dr7", "mov    rax,ds",
+                                        "xgetbv", "rdmsr", "xsave64 [rcx]", "xrstor64 [rcx]", "call   rax",
+                                        "movabs rax,0x1122334455667788", "movabs rcx,0x12345000",
+                                        "movabs rax,0xfee00390", "iretq" };
+    for (size_t i = 0; i < NB_ARRAY_SIZE(want); i++)
+        if (!strstr(text, want[i])) {
+            nb_test_note("missing: %s", want[i]);
+            CHECK(strstr(text, want[i]) != NULL);
+        }
+    free(text);
+}
