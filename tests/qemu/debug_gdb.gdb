@@ -1,7 +1,8 @@
 printf "rax %#lx rbx %#lx\n", $rax, $rbx
 printf "at breakpoint+%ld\n", (long)$rip - (long)&breakpoint
 x/2gx $r14
-info all-registers ymm0 mxcsr st0
+p/x $ymm2.v4_int64
+info all-registers
 stepi
 printf "stepi: at breakpoint+%ld\n", (long)$rip - (long)&breakpoint
 break *copy_3

@@ -125,15 +125,18 @@ RDTSC: 32.00" "$(grep -E '^(\[[a-z_]+\]$|RDTSC|error)' <<<"$out")" || return 1
     expect_eq "gdb" "rax 0x1122334455667788 rbx 0x4488cd115599de21
 at breakpoint+1
 0x0000000000000000	0x1122334455667788
-mxcsr          0x1f80              8064
+\$1 = {0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff}
 stepi: at breakpoint+8
 Breakpoint 1, in copy_3 ()
 at copy_3+0, rbx 0x22446688aaccef11
 [Inferior 1 (Remote target) exited normally]" \
-        "$(sed -n '/^gdb:$/,$p' <<<"$out" | grep -E '^(rax|at |0x[0-9a-f]+:|mxcsr|stepi|Breakpoint 1,|\[Inferior)' |
+        "$(sed -n '/^gdb:$/,$p' <<<"$out" | grep -E '^(rax 0x|at |0x[0-9a-f]+:|\$1 |stepi|Breakpoint 1,|\[Inferior)' |
             sed -E 's/^0x[0-9a-f]+:\t//; s/^(Breakpoint 1,) 0x[0-9a-f]+ (in copy_3)/\1 \2/')" || return 1
-    # info all-registers knows the AVX registers (the target description's avx feature).
-    grep -q '^ymm0 ' <<<"$out" || { echo "no ymm0 in gdb's output"; echo "$out"; return 1; }
+    # info all-registers shows every register of the target description: x87, SSE and AVX.
+    local r
+    for r in rip eflags fs st7 fop xmm15 mxcsr ymm0 ymm15; do
+        grep -q "^$r " <<<"$out" || { echo "no $r in gdb's info all-registers"; echo "$out"; return 1; }
+    done
 }
 run_test debug_gdb test_debug_gdb
 
