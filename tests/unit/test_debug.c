@@ -416,3 +416,32 @@ NB_TEST(debug_handler_decodes)
         }
     free(text);
 }
+
+/* AVX-512: ZMM0-31 from the three components, and the opmasks (standard-form offsets of Skylake-X). */
+NB_TEST(debug_dump_avx512)
+{
+    static struct debug_capture cap;
+    memset(&cap, 0, sizeof(cap));
+    cap.regs[DBG_XCR0] = 0xE7;
+    /* XSTATE_BV: x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM. */
+    cap.xsave[512] = 0xE7;
+    cap.xsave[160 + 16 * 1] = 0x11;       /* XMM1 byte 0 */
+    cap.xsave[576 + 16 * 1] = 0x22;       /* YMM1 bits 128.. */
+    cap.xsave[1152 + 32 * 1] = 0x33;      /* ZMM1 bits 256.. */
+    cap.xsave[1088 + 8 * 7] = 0x44;       /* K7 */
+    cap.xsave[1664 + 64 * 15 + 63] = 0x55; /* ZMM31's top byte */
+    struct debug_dump_info in = { .xsave_mask = 0xE7, .off_ymm = 576, .off_opmask = 1088,
+                                  .off_zmm_hi256 = 1152, .off_hi16_zmm = 1664 };
+    static struct lines l;
+    memset(&l, 0, sizeof(l));
+    debug_dump(&cap, &in, collect, &l);
+    char line[400];
+    CHECK_EQ_STR(line_of(&l, "ZMM1 ", line, sizeof(line)),
+                 "ZMM1   0x0000000000000000_0000000000000000_0000000000000000_0000000000000033_"
+                 "0000000000000000_0000000000000022_0000000000000000_0000000000000011");
+    CHECK_EQ_STR(line_of(&l, "ZMM31", line, sizeof(line)),
+                 "ZMM31  0x5500000000000000_0000000000000000_0000000000000000_0000000000000000_"
+                 "0000000000000000_0000000000000000_0000000000000000_0000000000000000");
+    CHECK_EQ_STR(line_of(&l, "K7", line, sizeof(line)), "K7     0x0000000000000044");
+    CHECK_EQ_STR(line_of(&l, "YMM", line, sizeof(line)), ""); /* ZMM replaces YMM and XMM */
+}
