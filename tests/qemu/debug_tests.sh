@@ -158,3 +158,20 @@ RBX    0x0000000000000007" \
     [[ -n $ms && $ms -ge 2000 ]] || { echo "stopped ${ms:-?} ms, expected at least 2000"; echo "$out"; return 1; }
 }
 run_test debug_wait test_debug_wait
+
+# The same wait with two processors and no -icount: the NMI watchdog (the
+# other processor watching) has its deadline moved while stopped.
+test_debug_wait_nmi() {
+    local out
+    out=$(GDB_ATTACH=manual QEMU_SMP=2 $NB -asm_init "MOV RBX, 7" -asm "ADD RAX, RBX" -basic_mode -unroll_count 1 \
+        -n_measurements 1 -warm_up_count 0 -debug_gdb -debug_wait 3 -timeout 1 -results "$TMP/wait_nmi" 2>&1) ||
+        { echo "$out"; return 1; }
+    grep -q '^watchdog: NMI from another processor' "$TMP/wait_nmi/serial-0001.log" ||
+        { echo "not the NMI watchdog"; return 1; }
+    grep -qE '^error' <<<"$out" && { echo "$out"; return 1; }
+    local ms
+    ms=$(sed -n 's/^debug: stopped \([0-9]*\) ms at the breakpoint.*/\1/p' <<<"$out")
+    [[ -n $ms && $ms -ge 3000 ]] || { echo "stopped ${ms:-?} ms, expected at least 3000"; echo "$out"; return 1; }
+    grep -q '^debug: RBX    0x0000000000000007$' <<<"$out" || { echo "no dump"; echo "$out"; return 1; }
+}
+run_test debug_wait_nmi test_debug_wait_nmi
