@@ -37,7 +37,7 @@ EFI_CFLAGS    := -ffreestanding -fno-stack-protector -fpic -fshort-wchar \
                  -fno-asynchronous-unwind-tables -Wall -Wextra -O2 -MMD -MP
 EFI_LDFLAGS   := -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined \
                  -z noexecstack -T $(GNUEFI_LIB)/elf_x86_64_efi.lds
-EFI_SECTIONS  := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+EFI_SECTIONS  := -j .text -j .sdata -j .data -j .sbat -j .dynamic -j .dynsym -j .rel \
                  -j .rela -j .rel.* -j .rela.* -j .reloc
 
 EFI_OBJS      := $(patsubst %.c,$(EFI_OBJDIR)/%.o,$(BOOT_SRCS) $(ENGINE_SRCS)) \
@@ -62,8 +62,12 @@ $(EFI_SO): $(EFI_OBJS)
 	$(EFI_LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) \
 		-L$(GNUEFI_LIB) -lefi -lgnuefi $(EFI_LIBGCC) -o $@
 
+# The second objcopy drops the COFF symbol table that the first leaves after
+# the last section: nothing at run time reads it, and sbsign (-sign_key)
+# would otherwise hash it as "data remaining ... gaps between sections".
 $(EFI_APP): $(EFI_SO)
 	$(EFI_OBJCOPY) $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+	$(EFI_OBJCOPY) --strip-all $@
 
 efi-check: $(EFI_APP)
 	boot/check_pe.sh $(EFI_APP) $(EFI_SO)

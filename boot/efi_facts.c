@@ -95,6 +95,15 @@ static bool smbios2(const uint8_t *ep, struct nb_firmware_facts *out)
     return out->smbios != NULL;
 }
 
+/* A one-byte global variable (EFI_GLOBAL_VARIABLE GUID); false when absent. */
+static bool global_u8(CHAR16 *name, uint8_t *value)
+{
+    UINTN size = sizeof(*value);
+    UINT32 attributes;
+    EFI_STATUS st = RT->GetVariable(name, &EfiGlobalVariable, &attributes, &size, value);
+    return st == EFI_SUCCESS && size == sizeof(*value);
+}
+
 void efi_firmware_facts(void *ctx, struct nb_firmware_facts *out)
 {
     (void)ctx;
@@ -114,4 +123,6 @@ void efi_firmware_facts(void *ctx, struct nb_firmware_facts *out)
     }
     out->cr3_known = true;
     out->cr3 = x86_read_cr3();
+    out->secure_boot_known = global_u8(L"SecureBoot", &out->secure_boot);
+    out->setup_mode_known = global_u8(L"SetupMode", &out->setup_mode);
 }

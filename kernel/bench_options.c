@@ -57,6 +57,7 @@ static void set_cpu(struct bench_options *o, int64_t n, const char *t) { (void)t
 static void set_timeout(struct bench_options *o, int64_t n, const char *t) { (void)t; o->timeout = n; }
 static void set_fixed(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->fixed_counters = true; }
 static void set_remove_empty(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->remove_empty_events = true; }
+static void set_lava_results(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->lava_results = true; }
 static void set_plan(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->plan = true; }
 static void set_plan_cpu(struct bench_options *o, int64_t n, const char *t) { (void)n; o->plan_cpu = t; }
 static void set_suite(struct bench_options *o, int64_t n, const char *t) { (void)n; o->suite_path = t; }
@@ -124,6 +125,7 @@ static const struct option_def OPTIONS[] = {
     { "cpu", VALUE_INT, BOTH, 0, OPT_CPU_MAX, set_cpu },
     { "timeout", VALUE_INT, BOTH, 1, OPT_TIMEOUT_MAX, set_timeout },
     { "remove_empty_events", VALUE_NONE, BOTH, 0, 0, set_remove_empty },
+    { "lava_results", VALUE_NONE, BOTH, 0, 0, set_lava_results }, /* tools/nanobench -lava_job */
     /*
      * nanoBench's -usr/-os (count in user / kernel mode): accepted for its
      * scripts; the benchmark runs in ring 0 and the image counts both rings.
@@ -176,6 +178,7 @@ static const struct {
     { "f", "fixed_counters" },
     { "re", "remove_empty_events" },
     { "n", "n_measurements" },
+    { "l", "loop_count" }, /* unique in nanoBench; -lava_results made it ambiguous */
     { "i", "initial_warm_up_count" },
     { "mi", "min" }, /* unique in nanoBench; -mica made it ambiguous here */
     { "me", "median" }, /* likewise; -metrics */

@@ -94,6 +94,7 @@ struct bench_options {
     const char *metrics;
     bool calibrate; /* -calibrate: measure L1/L2/L3/DRAM latency once per boot first (bench_calibrate.h) */
     bool remove_empty_events;
+    bool lava_results; /* -lava_results: "lava:" result lines on serial for a LAVA job (nb_report.h) */
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */
     int64_t cpu; /* -cpu: logical processor to run on; -1: the boot processor */
     int64_t timeout; /* -timeout: seconds of TSC time a benchmark may take (watchdog.h) */

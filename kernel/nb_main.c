@@ -341,6 +341,8 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
     if (e->error) {
         report_error(&s->report, "suite line %u: %s", e->line, e->error);
     } else if (parse_entry_options(s, e, &o)) {
+        if (o.lava_results)
+            report_lava_begin(&s->report, o.no_normalization ? "" : "/rep");
         /* The boot processor's PMU, unless -cpu ran the benchmark elsewhere. */
         s->bench_pmu_usable = s->counters.usable;
         nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", s->counters.why);

@@ -401,10 +401,89 @@ void report_platform_fact(struct report *r, const char *key, const char *value)
     csv_row_of(r, "platform", key, value);
 }
 
+/*
+ * LAVA's monitor turns each "lava:" line into a test case (lava/README.md):
+ * CASE is "benchmark.event" with every character that is not a letter,
+ * digit, '.', '_' or '-' made '_' (names with spaces stay one word).
+ */
+static size_t lava_case(char *out, size_t cap, const char *benchmark, const char *what)
+{
+    size_t n = nb_snprintf(out, cap, "%s.%s", benchmark ? benchmark : "suite", what);
+    for (size_t i = 0; i < n && out[i]; i++) {
+        char c = out[i];
+        bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+        if (!word)
+            out[i] = '_';
+    }
+    return n;
+}
+
+/* Serial only: the .txt file stays the human report. */
+static void lava_line(struct report *r, const char *what, const char *result, const char *value,
+                      const char *units, bool per_rep)
+{
+    char line[LINE_MAX], id[LINE_MAX / 2];
+    lava_case(id, sizeof(id), r->benchmark, what);
+    size_t n;
+    if (value)
+        n = nb_snprintf(line, sizeof(line) - 1, "lava: %s %s %s %s%s", id, result, value, units,
+                        per_rep && r->lava_units_suffix ? r->lava_units_suffix : "");
+    else
+        n = nb_snprintf(line, sizeof(line) - 1, "lava: %s %s", id, result);
+    if (n > sizeof(line) - 2)
+        n = sizeof(line) - 2;
+    line[n++] = '\n';
+    serial_line(r, line, n);
+}
+
+/* The measurement of a value as printed ("32.00", "-1.50 [...]"), or 0 bytes when it is not a number. */
+static size_t leading_number(const char *value, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (value[n] == '-')
+        n++;
+    if (value[n] < '0' || value[n] > '9')
+        return 0;
+    while ((value[n] >= '0' && value[n] <= '9') || value[n] == '.')
+        n++;
+    if (n + 1 > cap)
+        return 0;
+    nb_memcpy(out, value, n);
+    out[n] = '\0';
+    return n;
+}
+
+static void lava_value(struct report *r, const char *event, const char *value, const char *units,
+                       bool per_rep)
+{
+    char number[32];
+    if (leading_number(value, number, sizeof(number)))
+        lava_line(r, event, "pass", number, units, per_rep);
+    else
+        lava_line(r, event, "skip", NULL, NULL, false); /* n/a: the event or metric does not exist here */
+}
+
+void report_lava_begin(struct report *r, const char *units_suffix)
+{
+    r->lava = true;
+    r->lava_units_suffix = units_suffix;
+}
+
+void report_lava_check(struct report *r, const char *event, const char *result)
+{
+    if (r->lava) {
+        char what[LINE_MAX / 4];
+        nb_snprintf(what, sizeof(what), "expect.%s", event);
+        lava_line(r, what, result, NULL, NULL, false);
+    }
+}
+
 void report_begin(struct report *r, const char *name)
 {
     r->benchmark = name;
     r->in_benchmark = true;
+    r->lava = false;
     r->pending_txt_len = r->pending_csv_len = 0;
     r->n_benchmarks++;
     report_line(r, "[%s]", name);
@@ -414,6 +493,8 @@ void report_value(struct report *r, const char *event, const char *value)
 {
     report_line(r, "%s: %s", event, value);
     csv_row(r, event, value);
+    if (r->lava)
+        lava_value(r, event, value, nb_strcmp(event, "RDTSC") == 0 ? "tsc_ticks" : "events", true);
     if (r->on_value)
         r->on_value(r->observer_arg, event, value);
 }
@@ -422,6 +503,8 @@ void report_metric(struct report *r, const char *name, const char *csv_name, con
 {
     report_line(r, "%s: %s", name, value);
     csv_row(r, csv_name, value);
+    if (r->lava)
+        lava_value(r, name, value, "ratio", false);
     if (r->on_value)
         r->on_value(r->observer_arg, csv_name, value);
 }
@@ -436,6 +519,8 @@ void report_error(struct report *r, const char *fmt, ...)
     r->n_errors++;
     report_line(r, "error: %s", message);
     csv_row(r, "error", message);
+    if (r->lava)
+        lava_line(r, "error", "fail", NULL, NULL, false);
     if (r->on_error)
         r->on_error(r->observer_arg, message);
 }

@@ -54,6 +54,13 @@ struct report {
     void (*on_value)(void *arg, const char *event, const char *value);
     void (*on_error)(void *arg, const char *message);
     void *observer_arg;
+    /*
+     * -lava_results: after each value, metric, error and check of the
+     * current benchmark, one serial line "lava: CASE RESULT [VALUE UNITS]"
+     * for a LAVA job's monitor (lava/README.md); not in the results files.
+     */
+    bool lava;
+    const char *lava_units_suffix; /* "/rep" when values are per repetition */
 };
 
 /* Serial/console only; report_open_files adds the results files. */
@@ -81,6 +88,10 @@ void report_platform_fact(struct report *r, const char *key, const char *value);
 
 /* Starts a benchmark: prints "[name]". */
 void report_begin(struct report *r, const char *name);
+/* The current benchmark asked for LAVA result lines (-lava_results). */
+void report_lava_begin(struct report *r, const char *units_suffix);
+/* One LAVA result line for a -expect check (nb_selftest.c): RESULT is pass, fail or skip. */
+void report_lava_check(struct report *r, const char *event, const char *result);
 /* "EVENT: VALUE" in text, "benchmark,EVENT,VALUE" in CSV. */
 void report_value(struct report *r, const char *event, const char *value);
 /* A derived metric: "NAME: VALUE" in text, "benchmark,CSV_NAME,VALUE" in CSV (CSV_NAME metric.NAME). */

@@ -70,12 +70,14 @@ void nb_selftest_check(struct nb_selftest *t, struct report *r, const char *benc
         if (!expect_parse(o->expect[i], &e, line, sizeof(line))) {
             /* The option parser already refused this; never pass a check we cannot read. */
             report_line(r, "check: FAIL %s: -expect \"%s\": %s", benchmark, o->expect[i], line);
+            report_lava_check(r, "unreadable", "fail");
             selftest_add(&t->tally, CHECK_FAIL, benchmark, "-expect");
             continue;
         }
         enum check_status st = expect_evaluate(&e, &facts, benchmark, line, sizeof(line), event,
                                                sizeof(event));
         report_line(r, "check: %s", line);
+        report_lava_check(r, event, st == CHECK_PASS ? "pass" : st == CHECK_FAIL ? "fail" : "skip");
         selftest_add(&t->tally, st, benchmark, event);
     }
 }

@@ -206,6 +206,13 @@ static void firmware_facts(struct report *r, const struct nb_platform *p)
     } else {
         fact(r, "firmware", "missing (no vendor in the system table)");
     }
+    /* Secure Boot: on means this image passed the firmware's signature check (db). */
+    if (f.secure_boot_known)
+        fact(r, "firmware.secure_boot", "%s", f.secure_boot ? "on" : "off");
+    else
+        fact(r, "firmware.secure_boot", "unknown (no SecureBoot variable)");
+    if (f.setup_mode_known)
+        fact(r, "firmware.setup_mode", "%s", f.setup_mode ? "yes (no platform key enrolled)" : "no");
     smbios_facts(r, &f);
     if (f.cr3_known && p->read_cr4) {
         struct paging_census c;

@@ -48,6 +48,11 @@ struct nb_firmware_facts {
     uint8_t smbios_major, smbios_minor;
     bool cr3_known;
     uint64_t cr3;                /* the paging root the firmware runs on (identity map) */
+    /* The SecureBoot and SetupMode global variables (UEFI 2.10 §3.3), when the firmware has them. */
+    bool secure_boot_known;
+    uint8_t secure_boot;         /* 1: images are verified against db/dbx before they run */
+    bool setup_mode_known;
+    uint8_t setup_mode;          /* 1: no platform key enrolled, nothing is verified */
 };
 
 /* An open file on the boot partition (opaque to the engine). */

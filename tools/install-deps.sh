@@ -16,6 +16,8 @@ PACKAGES=(
     clang libclang-rt-14-dev        # libFuzzer targets (make fuzz, fuzz-smoke in make test)
     libzydis-dev                    # x86 decoder for tools/mica (nb_mica)
     python3                         # tools/configgen generators (metric files, perfmon tables) and their checks
+    sbsigntool openssl              # -sign_key/-sign_cert and -secure_boot (sbsign; the snakeoil key is encrypted)
+    lava-dispatcher                 # lava-run: the tests run the -lava_job jobs on a QEMU device
     gdb                             # -debug_gdb: the debugger attached to the image's stub (tests/qemu/debug_tests.sh)
     "$@"
 )

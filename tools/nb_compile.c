@@ -507,6 +507,38 @@ static void write_mica_env(FILE *f, const struct compile *c)
     fprintf(f, "NB_MICA_COUNT=%zu\n", k);
 }
 
+/*
+ * How long the serial port may stay silent before the host stops QEMU
+ * (images/qemu-run.sh --idle). The image prints a benchmark's lines when it
+ * ends, and its watchdog ends every benchmark within its budget: -timeout
+ * seconds of TSC time, plus 40 us per instruction -mica may single-step
+ * (kernel/bench_run.c). The guest's clock may run slower than the host's
+ * (TCG with -icount: 16 ns per instruction interpreted, so a host that
+ * interprets fewer than 62.5 M instructions per second stretches it), hence
+ * IDLE_BUDGET_FACTOR; IDLE_MARGIN_S covers what no -timeout bounds: the
+ * firmware's boot, the TSC and APIC-timer calibrations, -calibrate's
+ * latency runs, writing -mica traces and flushing results files.
+ */
+#define IDLE_BUDGET_FACTOR 4
+#define IDLE_MARGIN_S 60
+#define IDLE_CALIBRATE_S 60
+#define TRACE_STEP_BUDGET_US 40
+
+static long long host_idle_seconds(const struct compile *c)
+{
+    long long worst = 0;
+    bool calibrates = false;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct bench_options *o = &c->benches[i].o;
+        long long budget = o->timeout > 0 ? o->timeout : 0;
+        if (o->mica)
+            budget += (o->mica_max_instructions * TRACE_STEP_BUDGET_US + 999999) / 1000000;
+        worst = budget > worst ? budget : worst;
+        calibrates |= o->calibrate || o->metrics != NULL;
+    }
+    return worst * IDLE_BUDGET_FACTOR + IDLE_MARGIN_S + (calibrates ? IDLE_CALIBRATE_S : 0);
+}
+
 static int write_env(struct compile *c)
 {
     char *path = host_path_join(c->outdir, "cli.env");
@@ -539,6 +571,7 @@ static int write_env(struct compile *c)
     for (size_t i = 0; i < c->n; i++)
         max_cpu = c->benches[i].o.cpu > max_cpu ? c->benches[i].o.cpu : max_cpu;
     fprintf(f, "NB_SMP=%lld\n", max_cpu + 1 > 1 ? max_cpu + 1 : 1);
+    fprintf(f, "NB_IDLE_SECONDS=%lld\n", host_idle_seconds(c));
     write_mica_env(f, c);
     /* -debug_gdb: COM2 on a socket and gdb attached to it (tools/nanobench); -debug_gdb_batch: gdb's commands. */
     bool gdb = c->cli.debug_gdb;

@@ -219,6 +219,8 @@ static void text_line(struct parser *p, char *text)
         }
         row(p, text + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), text + m[2].rm_so,
             (size_t)(m[2].rm_eo - m[2].rm_so));
+    } else if (strncmp(text, "lava: ", 6) == 0) {
+        /* -lava_results: a LAVA job's copy of the values above it, not a row of its own. */
     } else if (strncmp(text, "error: ", 7) == 0 || regexec(&p->value, text, 3, m, 0) == 0) {
         if (!p->in_benchmark) {
             if (p->gap_line)

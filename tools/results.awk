@@ -53,6 +53,7 @@ function flush_block(   i, l) {
             continue
         }
         if (l ~ /^\[[A-Za-z0-9_.-]+\]$/) { if (mode == "suite") out(l); continue }
+        if (l ~ /^lava: /) continue  # -lava_results: for a LAVA job's monitor, not for people
         if (l ~ /^(pmu|processor|power|smi|frequency): /) { err(l); continue }
         # Once: a suite's errors belong under their [name] on stdout; a
         # single benchmark's stdout is its values only.

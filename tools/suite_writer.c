@@ -56,6 +56,8 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -cpu %lld", (long long)o->cpu);
     if (o->remove_empty_events)
         fprintf(f, " -remove_empty_events");
+    if (o->lava_results)
+        fprintf(f, " -lava_results");
     static const char *const area_options[5] = { "-r14_size", "-rdi_size", "-rsi_size", "-rbp_size",
                                                  "-rsp_size" };
     for (int a = 0; a < 5; a++)

@@ -144,6 +144,11 @@ NB_TEST(options_nanobench_short_forms_win)
     CHECK(o.remove_empty_events);
     CHECK_EQ_INT(o.n_measurements, 7);
     CHECK_EQ_INT(o.initial_warm_up_count, 3);
+    /* -l is -loop_count, as in nanoBench, although -lava_results also starts with l. */
+    bench_options_init(&o);
+    CHECK_EQ_INT(PARSE(&o, HOST, &e, "-l", "9", "-lava_results"), NB_OK);
+    CHECK_EQ_INT(o.loop_count, 9);
+    CHECK(o.lava_results);
     /* -usr/-os take nanoBench's 0 or 1 and change nothing: ring 0 code, both rings counted. */
     bench_options_init(&o);
     CHECK_EQ_INT(PARSE(&o, TARGET, &e, "-usr", "1", "-os", "0"), NB_OK);

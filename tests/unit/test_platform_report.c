@@ -247,6 +247,10 @@ static void fake_facts(void *ctx, struct nb_firmware_facts *out)
     out->smbios_len = fake_smbios_len;
     out->smbios_major = 3;
     out->smbios_minor = 7;
+    out->secure_boot_known = true;
+    out->secure_boot = 1;
+    out->setup_mode_known = true;
+    out->setup_mode = 0;
 }
 
 NB_TEST(platform_report_prints_facts_and_csv_rows)
@@ -296,6 +300,8 @@ NB_TEST(platform_report_prints_facts_and_csv_rows)
                        "platform: firmware.vendor = Acme UEFI\n"
                        "platform: firmware.revision = 65536\n"
                        "platform: firmware.uefi = 2.100\n"
+                       "platform: firmware.secure_boot = on\n"
+                       "platform: firmware.setup_mode = no\n"
                        "platform: smbios.version = 3.7\n"
                        "platform: smbios.bios.vendor = Acme BIOS\n") != NULL);
     CHECK(strstr(text, "platform: smbios.memory.1.size_mib = 65536\n"
