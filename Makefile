@@ -45,7 +45,13 @@ include tests/fuzz/fuzz.mk
 include tests/bench/bench.mk
 include tools/results/results.mk
 
-host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN) results-vendor
+host-tools: $(HOST_BUILD)/nb_compile $(HOST_BUILD)/nb_serial $(HOST_BUILD)/nb_gpt $(MICA_BIN) $(HOST_BUILD)/nb_steps results-vendor
+
+# -debug_trace's listing (tools/steps_list.h), with nb_mica's trace reader and decoder.
+$(HOST_BUILD)/nb_steps: tools/nb_steps.c tools/steps_list.c tools/steps_list.h tools/host_file.c $(MICA_LIB_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/nb_steps.c tools/steps_list.c tools/host_file.c $(MICA_LIB_SRCS) \
+		$(MICA_LIBS)
 
 $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)

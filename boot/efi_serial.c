@@ -195,3 +195,15 @@ size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap)
     BS->RestoreTPL(old);
     return n;
 }
+
+uint8_t efi_port_in8(void *ctx, uint16_t port)
+{
+    (void)ctx;
+    return inb(port);
+}
+
+void efi_port_out8(void *ctx, uint16_t port, uint8_t value)
+{
+    (void)ctx;
+    outb(port, value);
+}

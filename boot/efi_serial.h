@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Probes and programs the UART; returns true when it is present. */
 bool efi_serial_init(void);
@@ -30,6 +31,10 @@ size_t efi_serial_read(void *ctx, void *buf, size_t min, size_t cap);
 
 /* Gives the port back to the firmware's drivers if serve mode took it. */
 void efi_serial_release(void);
+
+/* One byte from / to an I/O port (the seam's port_in8/port_out8: -debug_gdb's UART). */
+uint8_t efi_port_in8(void *ctx, uint16_t port);
+void efi_port_out8(void *ctx, uint16_t port, uint8_t value);
 
 /* Waits until the last byte has left the transmitter (before a reset). */
 void efi_serial_drain(void);

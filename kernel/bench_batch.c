@@ -3,6 +3,7 @@
  */
 #include "bench_batch.h"
 #include "bench_stats.h"
+#include "debug_code.h"
 
 bool run_batch_faulted(const struct codegen_data *data)
 {
@@ -14,10 +15,24 @@ void run_batch_execute(void *arg)
     struct run_batch *b = arg;
     int64_t retries = b->n;
     for (int64_t i = -b->warm_up; i < b->n;) {
+        bool stop = b->debug_slot && i == b->debug_index;
+        uint64_t stops = b->debug_stops ? *b->debug_stops : 0;
+        if (stop)
+            *b->debug_slot = DEBUG_INT3;
         if (b->fake_run)
             b->fake_run(b->fake_arg, b->data, b->reads, b->first + b->n_reads, b->copies);
         else
             b->fn();
+        if (stop) {
+            *b->debug_slot = DEBUG_SLOT_NOP;
+            b->debug_slot = NULL;
+        }
+        if (stop || (b->debug_stops && *b->debug_stops != stops)) {
+            /* The readings include the stop: this execution runs again without it. */
+            if (run_batch_faulted(b->data))
+                return;
+            continue;
+        }
         if (run_batch_faulted(b->data))
             return;
         /* Slot 0 brackets everything else: an SMI stole time from this measurement. */

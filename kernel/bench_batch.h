@@ -39,6 +39,18 @@ struct run_batch {
     int64_t copies;         /* copies of the main code per run (for fake_run) */
     fake_run_fn fake_run;   /* NULL: run fn */
     void *fake_arg;
+    /*
+     * -debug (debug_stop.h): the execution numbered debug_index (warm-ups
+     * negative) runs with INT3 in the slot at debug_slot; its readings are
+     * discarded and that measurement is run again without it. NULL: none.
+     */
+    volatile uint8_t *debug_slot;
+    int64_t debug_index;
+    /*
+     * -debug: counts every stop (a debugger's breakpoints and steps too); an
+     * execution during which it changed is run again. NULL: none.
+     */
+    volatile uint64_t *debug_stops;
 };
 
 /* True when the last run ended in an exception (the stubs restored the state). */

@@ -2,6 +2,7 @@
  * bench_codegen.c — the measuring code generator (layout in bench_codegen.h).
  */
 #include "bench_codegen.h"
+#include "debug_code.h"
 #include "nb_text.h"
 #include "nmi_code.h"
 #include "pmu_msrs.h"
@@ -18,6 +19,8 @@
 /* Fixed overheads (prologue, epilogue, exception stubs) are bounded generously. */
 #define PROLOGUE_EPILOGUE_MAX 2048
 #define READ_MAX_PER_COUNTER 32
+/* -debug's stop handler (debug_code.c), bounded generously too. */
+#define DEBUG_HANDLER_MAX 1024
 
 static uintptr_t data_field(uint8_t *buf, size_t offset)
 {
@@ -398,6 +401,15 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
         if (!e->overflow)
             write_gate(data->idt + IDT_GATE_SIZE * 1, step, CODEGEN_IST_INDEX);
     }
+    if (p->debug) {
+        /* The breakpoint and single steps go to the stop function, on the IST stack. */
+        uintptr_t bp, step;
+        debug_code_handler(e, buf, p, &bp, &step);
+        if (!e->overflow) {
+            write_gate(data->idt + IDT_GATE_SIZE * 3, bp, CODEGEN_IST_INDEX);
+            write_gate(data->idt + IDT_GATE_SIZE * 1, step, CODEGEN_IST_INDEX);
+        }
+    }
     if (p->nmi_state) {
         uintptr_t nmi = nmi_code_handler(e, buf, p->nmi_state, common);
         /* On the IST stack: the NMI may stop code whose RSP is unusable. */
@@ -405,7 +417,8 @@ static void emit_fault_stubs(struct x86_emitter *e, uint8_t *buf, uintptr_t reco
             write_gate(data->idt + IDT_GATE_SIZE * 2, nmi, CODEGEN_IST_INDEX);
     }
     for (unsigned v = 0; v < CODEGEN_IDT_VECTORS; v++) {
-        if (firmware_vector(v, p) || (v == 2 && p->nmi_state) || (v == 1 && p->trace))
+        if (firmware_vector(v, p) || (v == 2 && p->nmi_state) || (v == 1 && p->trace) ||
+            ((v == 1 || v == 3) && p->debug))
             continue;
         uintptr_t stub = x86_here(e);
         if (!pushes_error_code(v))
@@ -608,8 +621,9 @@ static void emit_part(struct x86_emitter *e, const struct codegen_params *p, enu
 static void emit_start(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     if (p->trace) {
-        /* -mica: no counters; single-stepping starts with the late-init code. */
-        trace_code_enable(e, buf);
+        /* -mica: no counters; single-stepping starts with the late-init code (-debug_trace: it has started). */
+        if (!p->trace_init)
+            trace_code_enable(e, buf);
     } else if (p->no_mem) {
         /* The init code may have used R8..R13: the accumulators start at 0 here. */
         for (size_t k = 0; k < p->n_reads; k++)
@@ -642,7 +656,7 @@ size_t codegen_run_size(const struct codegen_params *p)
     size_t copies = (size_t)p->copies * per_copy;
     /* The top-down reset: four WRMSRs of 3 MOV r32, imm32 (5 bytes) and WRMSR (2). */
     size_t topdown = p->topdown_global_ctrl || p->cycles_global_ctrl ? TOPDOWN_RESET_BYTES : 0;
-    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) + topdown +
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + (p->debug ? DEBUG_HANDLER_MAX : 0) + 2 * READ_MAX_PER_COUNTER * (p->n_reads + 3) + topdown +
            p->part_len[PART_INIT] + p->part_len[PART_LATE_INIT] + drains + CODE_ALIGNMENT +
            (size_t)p->alignment_offset + copies + 16;
 }
@@ -689,7 +703,8 @@ static void code_commit(const struct x86_emitter *e)
 
 size_t codegen_one_time_size(const struct codegen_params *p)
 {
-    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + p->part_len[PART_ONE_TIME_INIT];
+    return codegen_code_offset(p) + PROLOGUE_EPILOGUE_MAX + (p->debug ? DEBUG_HANDLER_MAX : 0) +
+           p->part_len[PART_ONE_TIME_INIT];
 }
 
 void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
@@ -708,6 +723,9 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
 
     layout->code_start = x86_here(&e);
     emit_prologue(&e, buf, p);
+    bool trace_init = p->trace && p->trace_init;
+    if (trace_init)
+        trace_code_enable(&e, buf);
     layout->start[PART_INIT] = x86_here(&e);
     layout->len[PART_INIT] = p->part_len[PART_INIT];
     emit_part(&e, p, PART_INIT);
@@ -716,11 +734,12 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     if (p->loop_count > 0)
         x86_mov_reg64_simm32(&e, R15, (int32_t)p->loop_count);
 
-    /* Pad (outside the measured region) so the first copy starts at 64k + offset. */
+    /* Pad (outside the measured region) so the first copy starts at 64k + offset; not single-stepped. */
     size_t before = length_before_copies(buf, p);
     uintptr_t first_copy = x86_here(&e) + before;
     size_t pad = (CODE_ALIGNMENT - first_copy % CODE_ALIGNMENT) % CODE_ALIGNMENT;
-    x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
+    if (!trace_init)
+        x86_nop_fill(&e, pad + (size_t)p->alignment_offset);
 
     emit_start(&e, buf, p);
     layout->start[PART_LATE_INIT] = x86_here(&e);
@@ -746,7 +765,7 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     }
     if (p->trace) {
         /* The first address after the region: the capture stops single-stepping here. */
-        layout->trace_start = layout->start[PART_LATE_INIT];
+        layout->trace_start = layout->start[trace_init ? PART_INIT : PART_LATE_INIT];
         layout->trace_stop = x86_here(&e);
         x86_u8(&e, 0x90);
         emit_tail(&e, buf, p, layout);
@@ -755,6 +774,8 @@ void *codegen_emit_run(uint8_t *buf, size_t cap, const struct codegen_params *p,
     }
     if (p->drain_frontend)
         emit_drain(&e);
+    if (p->debug)
+        layout->debug_slot = debug_code_slot(&e);
     if (p->no_mem) {
         /* Counting is over: now the values may go to memory (m2 - m1 = R8+k). */
         emit_read_nomem(&e, p, NOMEM_END);

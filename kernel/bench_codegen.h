@@ -31,6 +31,7 @@
 
 #include "bench_options.h"
 #include "counter_read.h"
+#include "debug_code.h"
 
 /*
  * Buffer layout: the data (two pages: the IDT has 256 gates), the IST stack
@@ -80,6 +81,13 @@ struct codegen_data {
     uint64_t firmware_tr;      /* what STR found (16 bits) */
     /* 128-aligned, so the 104 bytes never cross a page (SDM vol. 3A 8.2.1). */
     uint8_t tss[CODEGEN_TSS_SIZE] __attribute__((aligned(128)));
+    /*
+     * -debug (debug_code.h): the state the stop handler hands over, the APIC
+     * timer's count while stopped, the TSC at the stop and the ticks spent
+     * stopped (summed over a batch; the harness clears it).
+     */
+    uint64_t debug_regs[DBG_SLOTS];
+    uint64_t debug_timer_left, debug_t0, debug_paused;
 };
 
 /* Where the parts of the benchmark landed, to say where a fault happened. */
@@ -89,6 +97,7 @@ struct codegen_layout {
     int64_t copies;
     uintptr_t code_start, code_end; /* the whole generated function */
     uintptr_t trace_start, trace_stop; /* trace mode: the traced region */
+    uintptr_t debug_slot; /* -debug: the breakpoint slot's address (debug_code.h), or 0 */
 };
 
 /* Initial values of the registers that point into memory areas. */
@@ -121,8 +130,19 @@ struct codegen_params {
      * CODEGEN_SAVE_MAX bytes, within rel32 reach) around the call.
      */
     bool trace;
+    /* -debug_trace: TF is set before the init code instead, and no alignment padding runs. */
+    bool trace_init;
     uint64_t trace_step;
     uint64_t trace_save;
+    /*
+     * -debug (debug_code.h): the breakpoint slot after the copies, gates 3
+     * and 1 calling `debug_stop` with codegen_data.debug_regs, the vector
+     * state saved at the absolute address `debug_save` (64-byte aligned,
+     * CODEGEN_SAVE_MAX bytes, header bytes 8..63 zero) around the call.
+     */
+    bool debug;
+    uint64_t debug_stop;
+    uint64_t debug_save;
     /*
      * State saved around the code: XCR0 as enabled (xsave_state.h) and the
      * size of its XSAVE area, or 0 to use FXSAVE64 (512 bytes).

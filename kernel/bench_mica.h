@@ -15,4 +15,12 @@
 void bench_mica_run(struct report *r, struct bench_context *c, const struct bench_options *o,
               const struct bench_code *code, const char *name);
 
+/*
+ * -debug_trace: the same capture from the init code on (init, late init,
+ * the copies and their loop), at most -debug_max_instructions, into
+ * run-NNNN-<benchmark>-steps.trace; tools/nb_steps lists it on the host.
+ */
+void bench_debug_trace_run(struct report *r, struct bench_context *c, const struct bench_options *o,
+                           const struct bench_code *code, const char *name);
+
 #endif

@@ -80,6 +80,15 @@ static void set_mica_ilp_size(struct bench_options *o, int64_t n, const char *t)
 static void set_mica_block(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_block_size = n; }
 static void set_mica_page(struct bench_options *o, int64_t n, const char *t) { (void)t; o->mica_page_size = n; }
 static void set_mica_itypes(struct bench_options *o, int64_t n, const char *t) { (void)n; o->mica_itypes = t; }
+/* -debug block */
+static void set_debug(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug = true; }
+static void set_debug_at(struct bench_options *o, int64_t n, const char *t);
+static void set_debug_trace(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_trace = true; }
+static void set_debug_max(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_max_instructions = n; }
+static void set_debug_gdb(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->debug_gdb = o->debug = true; }
+static void set_debug_port(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_port = n; }
+static void set_debug_wait(struct bench_options *o, int64_t n, const char *t) { (void)t; o->debug_wait = n; }
+static void set_debug_gdb_batch(struct bench_options *o, int64_t n, const char *t) { (void)n; o->debug_gdb_batch = t; }
 static void set_calibrate(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->calibrate = true; }
 static void set_freq(struct bench_options *o, int64_t n, const char *t) { (void)n; (void)t; o->freq_base = true; }
 /* -cycle_by_cycle: nanoBench's cycleByCycle.py sets basic mode and -df; -unroll_count 1 and median by default. */
@@ -154,6 +163,15 @@ static const struct option_def OPTIONS[] = {
     { "mica_block_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_block },
     { "mica_page_size", VALUE_INT, SCOPE_HOST, 0, 30, set_mica_page },
     { "mica_itypes", VALUE_STRING, SCOPE_HOST, 0, 0, set_mica_itypes },
+    /* -debug block (debug_stop.h) */
+    { "debug", VALUE_NONE, BOTH, 0, 0, set_debug },
+    { "debug_at", VALUE_STRING, BOTH, 0, 0, set_debug_at }, /* value checked in parse_debug_at */
+    { "debug_trace", VALUE_NONE, BOTH, 0, 0, set_debug_trace },
+    { "debug_max_instructions", VALUE_INT, BOTH, 1, OPT_MICA_MAX_INSTRUCTIONS_MAX, set_debug_max },
+    { "debug_gdb", VALUE_NONE, BOTH, 0, 0, set_debug_gdb },
+    { "debug_port", VALUE_STRING, BOTH, 0, 0, set_debug_port }, /* value mapped in parse_debug_port */
+    { "debug_wait", VALUE_INT, BOTH, 0, 86400, set_debug_wait },
+    { "debug_gdb_batch", VALUE_STRING, SCOPE_HOST, 0, 0, set_debug_gdb_batch },
     { "finish", VALUE_STRING, BOTH, 0, 0, set_finish }, /* value mapped in parse_finish */
     { "serve", VALUE_NONE, BOTH, 0, 0, set_serve },
     { "expect", VALUE_STRING, BOTH, 0, 0, set_expect }, /* value checked in parse_expect */
@@ -192,6 +210,7 @@ static const struct {
     { "i", "initial_warm_up_count" },
     { "mi", "min" }, /* unique in nanoBench; -mica made it ambiguous here */
     { "me", "median" }, /* likewise; -metrics */
+    { "d", "df" },      /* unique before -debug* joined */
 };
 
 static const char *const FINISH_NAMES[] = { "shutdown", "reboot", "exit" };
@@ -219,6 +238,12 @@ void bench_options_init(struct bench_options *o)
     o->mica_max_instructions = OPT_MICA_MAX_INSTRUCTIONS_DEFAULT;
     o->mica_block_size = OPT_MICA_BLOCK_SIZE_DEFAULT;
     o->mica_page_size = OPT_MICA_PAGE_SIZE_DEFAULT;
+    o->debug_group = 1;
+    o->debug_run = 1;
+    o->debug_index = 0;
+    o->debug_max_instructions = OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT;
+    o->debug_port = OPT_DEBUG_PORT_DEFAULT;
+    o->debug_wait = OPT_DEBUG_WAIT_DEFAULT;
 }
 
 static int fail(struct option_error *err, const char *fmt, const char *a, const char *b)
@@ -345,6 +370,78 @@ static int parse_mica(const char *text, struct option_error *err)
     }
 }
 
+/*
+ * -debug_at GROUP:RUN:INDEX: GROUP 1.., RUN base or main, INDEX a whole
+ * number (negative: a warm-up run). Fills the three when `o` is not NULL.
+ */
+static int parse_debug_at(const char *text, struct bench_options *o, struct option_error *err)
+{
+    const char *c1 = text, *c2;
+    while (*c1 && *c1 != ':')
+        c1++;
+    c2 = *c1 ? c1 + 1 : c1;
+    while (*c2 && *c2 != ':')
+        c2++;
+    char group[24], run[16];
+    int64_t g = 0, index = 0;
+    size_t gl = (size_t)(c1 - text), rl = *c1 ? (size_t)(c2 - c1 - 1) : 0;
+    bool ok = *c1 && *c2 && gl > 0 && gl < sizeof(group) && rl < sizeof(run);
+    if (ok) {
+        nb_memcpy(group, text, gl);
+        group[gl] = '\0';
+        nb_memcpy(run, c1 + 1, rl);
+        run[rl] = '\0';
+        ok = nb_parse_i64(group, &g) && g >= 1 && g <= OPT_DEBUG_GROUP_MAX && nb_parse_i64(c2 + 1, &index) &&
+             index > -OPT_COUNT_MAX && index < OPT_MEASUREMENTS_MAX &&
+             (nb_strcmp(run, "base") == 0 || nb_strcmp(run, "main") == 0);
+    }
+    if (!ok)
+        return fail(err, "option -debug_at: '%s' is not GROUP:RUN:INDEX (GROUP 1.., RUN base or main, "
+                         "INDEX a measurement: 0 the first, negative a warm-up), e.g. 1:main:0%s", text, "");
+    if (o) {
+        o->debug = true;
+        o->debug_group = g;
+        o->debug_run = run[0] == 'm';
+        o->debug_index = index;
+    }
+    return NB_OK;
+}
+
+/* -debug_port COM1..COM4 or an I/O port number (the legacy ports 3F8h, 2F8h, 3E8h, 2E8h). */
+static int parse_debug_port(const char *text, int64_t *port, struct option_error *err)
+{
+    static const char *const NAMES[] = { "COM1", "COM2", "COM3", "COM4" };
+    static const int64_t PORTS[] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
+    for (int i = 0; i < 4; i++) {
+        bool same = true;
+        for (int k = 0; k < 5; k++) {
+            char a = text[k], b = NAMES[i][k];
+            if (a >= 'a' && a <= 'z')
+                a = (char)(a - 'a' + 'A');
+            if (a != b) {
+                same = false;
+                break;
+            }
+            if (!a)
+                break;
+        }
+        if (same) {
+            *port = PORTS[i];
+            return NB_OK;
+        }
+    }
+    if (nb_parse_i64(text, port) && *port > 0 && *port <= 0xFFF8)
+        return NB_OK;
+    return fail(err, "option -debug_port: '%s' is not COM1..COM4 or an I/O port (e.g. 0x2f8)%s", text, "");
+}
+
+static void set_debug_at(struct bench_options *o, int64_t n, const char *t)
+{
+    (void)n;
+    struct option_error unused;
+    parse_debug_at(t, o, &unused); /* checked before */
+}
+
 static int parse_expect(const struct bench_options *o, const char *text, struct option_error *err)
 {
     struct expectation e;
@@ -425,6 +522,12 @@ int bench_options_parse(struct bench_options *o, int argc, char *const *argv, un
                     return NB_EINVAL;
             } else if (def->apply == set_mica) {
                 if (parse_mica(text, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_debug_port) {
+                if (parse_debug_port(text, &number, err) != NB_OK)
+                    return NB_EINVAL;
+            } else if (def->apply == set_debug_at) {
+                if (parse_debug_at(text, NULL, err) != NB_OK)
                     return NB_EINVAL;
             } else if (def->apply == set_expect) {
                 if (parse_expect(o, text, err) != NB_OK)

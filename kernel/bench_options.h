@@ -58,7 +58,11 @@ enum option_scope {
 #define OPT_MICA_MAX_INSTRUCTIONS_MAX 1000000000LL
 #define OPT_MICA_BLOCK_SIZE_DEFAULT 6
 #define OPT_MICA_PAGE_SIZE_DEFAULT 12
-#define OPT_EXPECT_MAX 16 /* -expect options per benchmark (defaults included) */
+#define OPT_EXPECT_MAX 16
+#define OPT_DEBUG_GROUP_MAX 4096LL
+#define OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT 100000LL
+#define OPT_DEBUG_PORT_DEFAULT 0x2F8LL /* COM2 */
+#define OPT_DEBUG_WAIT_DEFAULT 60LL /* -expect options per benchmark (defaults included) */
 
 /* Who assembles -asm* text (host only): GNU as, as nanoBench does, or nasm. */
 enum asm_syntax {
@@ -124,6 +128,37 @@ struct bench_options {
     int64_t mica_block_size; /* host: log2 bytes, default 6 */
     int64_t mica_page_size;  /* host: log2 bytes, default 12 */
     const char *mica_itypes; /* host: MICA spec file for itypes; NULL: the default groups */
+
+    /*
+     * -debug (debug_stop.h): the machine state at nanoBench's breakpoint
+     * (after the last copy, before the second counter read) of one
+     * execution: -debug_at GROUP:RUN:INDEX, GROUP the counter group (1 the
+     * first, in the order measured), RUN base or main, INDEX the measurement
+     * (0 the first kept one; -1 the last warm-up, -warm_up_count the first).
+     * Default 1:main:0. -debug_at implies -debug.
+     */
+    bool debug;
+    int64_t debug_group;
+    int debug_run; /* 0 base, 1 main */
+    int64_t debug_index;
+    /*
+     * -debug_trace: after the measurement, one execution single-stepped from
+     * the init code on (bench_mica.h), at most -debug_max_instructions.
+     */
+    bool debug_trace;
+    int64_t debug_max_instructions;
+    /*
+     * -debug_gdb: at the breakpoint, gdb's remote protocol on -debug_port
+     * (COM2 by default; COM1 keeps the results), waiting -debug_wait seconds
+     * (default 60) for gdb before the dump is written and the suite goes
+     * on. Implies -debug. -debug_gdb_batch FILE (host): the gdb that
+     * tools/nanobench attaches runs the commands of FILE and its output is
+     * printed after the results.
+     */
+    bool debug_gdb;
+    int64_t debug_port;
+    int64_t debug_wait;
+    const char *debug_gdb_batch;
 
     /*
      * Known-answer checks (bench_expect.h): -expect "EVENT=VALUE[~TOL][ if COND]",

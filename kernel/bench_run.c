@@ -13,6 +13,7 @@
 #include "msr_names.h"
 #include "pmu_msrs.h"
 #include "nb_text.h"
+#include "nb_report.h"
 
 int bench_context_init(struct bench_context *c, const struct nb_platform *p)
 {
@@ -344,6 +345,7 @@ struct stage {
     int64_t copies, loop_count, warm_up, n;
     int64_t *const *values; /* NULL: runs whose readings are not kept */
     int freq_slot; /* the base (0) or main (1) run's APERF/MPERF sums (bench_run.h freq_check); -1: none */
+    bool debug_stop; /* -debug: this is the chosen run, its chosen execution stops at the breakpoint */
 };
 
 /* Every stage of a measurement, generated and run in one procedure on the benchmark's processor. */
@@ -361,6 +363,72 @@ struct measure_call {
     struct codegen_layout layout;
     unsigned smi_repeated, smi_kept;
 };
+
+/*
+ * -debug (bench_debug.h): every batch reports its stops to the debug session
+ * (a debugger's breakpoints may be anywhere); the chosen run's batch arms the
+ * breakpoint slot, and says where the code is for a debugger's symbols
+ * (tools/nanobench -debug_gdb writes them).
+ */
+static void debug_batch_begin(struct bench_context *c, const struct codegen_params *params,
+                              const struct codegen_layout *layout, struct codegen_data *data,
+                              struct run_batch *b, bool stop_here)
+{
+    data->debug_paused = 0;
+    struct bench_debug *d = c->debug;
+    if (d && d->on && params->debug) {
+        b->debug_stops = &d->session.stops;
+        d->session.nmi_deadline = params->nmi_state && c->nmi ? &c->nmi->shared.deadline : NULL;
+        d->session.read_tsc = c->p->read_tsc;
+        d->session.tsc_ctx = c->p->ctx;
+        debug_current = &d->session;
+        debug_save_live = d->save;
+    }
+    if (!stop_here || !d || !layout->debug_slot)
+        return;
+    b->debug_slot = (volatile uint8_t *)layout->debug_slot;
+    b->debug_index = d->index;
+    d->session.armed = true;
+    d->session.slot = layout->debug_slot;
+    d->code_start = layout->code_start;
+    d->code_end = layout->code_end;
+    d->slot = layout->debug_slot;
+    d->n_reads = params->n_reads <= NB_MAX_COUNTERS ? params->n_reads : NB_MAX_COUNTERS;
+    nb_memcpy(d->reads, params->reads, d->n_reads * sizeof(*d->reads));
+    d->no_mem = params->no_mem;
+    d->cpu = c->cpu;
+    d->layout = *layout;
+    d->exec_start = (uint64_t)(uintptr_t)c->exec;
+    d->exec_end = (uint64_t)(uintptr_t)c->exec + c->exec_size;
+    if (c->report) {
+        uint64_t cs = layout->code_start;
+        report_serial_line(c->report,
+                           "debug: layout code_start=0x%llx code_end=0x%llx init=0x%llx late_init=0x%llx "
+                           "copy_1=0x%llx copy_len=0x%llx copies=%lld slot=0x%llx",
+                           (unsigned long long)cs, (unsigned long long)(layout->code_end - cs),
+                           (unsigned long long)(layout->start[PART_INIT] - cs),
+                           (unsigned long long)(layout->start[PART_LATE_INIT] - cs),
+                           (unsigned long long)(layout->start[PART_MAIN] - cs),
+                           (unsigned long long)layout->len[PART_MAIN], (long long)layout->copies,
+                           (unsigned long long)(layout->debug_slot - cs));
+    }
+}
+
+/* After the batch: disarms the session; returns the TSC ticks spent stopped at the breakpoint. */
+static uint64_t debug_batch_end(struct bench_context *c, const struct codegen_params *params,
+                                struct codegen_data *data)
+{
+    struct bench_debug *d = c->debug;
+    if (d && d->on && params->debug) {
+        d->session.armed = false;
+        debug_current = NULL;
+    }
+    uint64_t paused = data->debug_paused;
+    if (d)
+        d->paused += paused;
+    data->debug_paused = 0;
+    return paused;
+}
 
 static void run_stages(const struct nb_platform *local, void *arg)
 {
@@ -393,12 +461,14 @@ static void run_stages(const struct nb_platform *local, void *arg)
                                st->values, c->smi_check, 0, 0, params->reads, params->copies,
                                c->fake_run, c->fake_run_arg };
         mc->data->fault_happened = 0;
+        debug_batch_begin(c, params, &mc->layout, mc->data, &b, st->debug_stop);
         /* The run's effective frequency, read on this processor around its batch (power.h). */
         uint64_t a0 = 0, m0 = 0, a1, m1;
         bool freq = st->freq_slot >= 0 && c->freq_check && power_read_aperf_mperf(local, &a0, &m0);
         uint64_t start = local->read_tsc(local->ctx);
         run_batch_execute(&b);
-        *budget->used += local->read_tsc(local->ctx) - start;
+        /* Time stopped at -debug's breakpoint is not the benchmark's: -timeout does not count it. */
+        *budget->used += local->read_tsc(local->ctx) - start - debug_batch_end(c, params, mc->data);
         if (freq && power_read_aperf_mperf(local, &a1, &m1)) {
             c->freq_aperf[st->freq_slot] += a1 - a0;
             c->freq_mperf[st->freq_slot] += m1 - m0;
@@ -677,6 +747,22 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     init_params(c, o, code, &params);
     params.reads = reads;
     params.n_reads = n_all;
+    /* -debug: every run gets the breakpoint slot (it cancels out); the chosen group's chosen run stops. */
+    bool debug_group = false;
+    if (c->debug && c->debug->on && c->catch_faults) {
+        struct bench_debug *d = c->debug;
+        params.debug = true;
+        params.debug_stop = (uint64_t)(uintptr_t)debug_stop;
+        params.debug_save = (uint64_t)(uintptr_t)d->save;
+        debug_group = ++d->measures == (uint64_t)d->group && !d->cap->taken;
+        for (int a = 0; a < AREA_COUNT; a++) {
+            d->session.area[a] = c->areas[a];
+            d->session.area_size[a] = c->area_size[a];
+            d->session.area_reg[a] = middle(c, (enum bench_area)a);
+        }
+        d->session.cap = d->cap;
+        d->session.xsave_size = c->xsave_mask ? c->xsave_size : 512;
+    }
 
     /*
      * The budget is checked before every stage wherever the TSC frequency is
@@ -773,7 +859,8 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
         mc.stages[mc.n_stages++] = (struct stage){ run == 0 ? "base run" : "main run", run_buf,
                                                    run == 0 ? first_cap : buf_size,
                                                    run_buf == first_buf ? 0 : 1, false, copies[run],
-                                                   loops[run], o->warm_up_count, n, values[run], run };
+                                                   loops[run], o->warm_up_count, n, values[run], run,
+                                                   debug_group && c->debug->run == run };
     }
     if ((status = measure_stages(&mc, error, error_cap)) != NB_OK)
         goto out;
@@ -819,7 +906,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     *end = (struct bench_trace_end){ 0 };
     /* Single-stepping needs our IDT's #DB gate: ring 0 only. */
     if (!c->catch_faults) {
-        nb_snprintf(error, error_cap, "-mica needs the image (ring 0)");
+        nb_snprintf(error, error_cap, "%s needs the image (ring 0)", mem->option ? mem->option : "-mica");
         return NB_EUNSUPP;
     }
     /* The same start as the measurement: zeroed areas, then the init code. */
@@ -832,15 +919,23 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     params.drain_frontend = false; /* -df's drains are the harness's, not traced */
     params.copies = o->unroll_count;
     params.trace = true;
+    params.trace_init = mem->from_init;
+    const char *option = mem->option ? mem->option : "-mica";
+    int64_t max_instructions = mem->max_instructions > 0 ? mem->max_instructions : o->mica_max_instructions;
     params.trace_step = (uint64_t)(uintptr_t)mica_capture_step;
     size_t run_size = codegen_run_size(&params);
     size_t save_at = (run_size + 63) / 64 * 64, buf_size = save_at + CODEGEN_SAVE_MAX;
-    if (run_size > CODEGEN_MAX_SIZE)
-        return fail(error, error_cap, NB_EINVAL, "-mica: the traced code would need %llu bytes", run_size);
+    if (run_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap, "%s: the traced code would need %llu bytes", option,
+                    (unsigned long long)run_size);
+        return NB_EINVAL;
+    }
     uint8_t *buf = p->alloc_exec(p->ctx, buf_size);
-    if (!buf)
-        return fail(error, error_cap, NB_ENOMEM, "-mica: cannot allocate %llu bytes for the traced code",
-                    buf_size);
+    if (!buf) {
+        nb_snprintf(error, error_cap, "%s: cannot allocate %llu bytes for the traced code", option,
+                    (unsigned long long)buf_size);
+        return NB_ENOMEM;
+    }
     params.trace_save = (uint64_t)(uintptr_t)(buf + save_at);
 
     /*
@@ -854,7 +949,7 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     if (c->tsc_hz && o->timeout > 0) {
         budget.on = true;
         budget.ticks = (uint64_t)o->timeout * c->tsc_hz +
-                       (uint64_t)o->mica_max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
+                       (uint64_t)max_instructions * (c->tsc_hz / 1000000u) * TRACE_STEP_BUDGET_US;
     }
     struct watch watch;
     watch_begin(c, o, &budget, &params, &watch);
@@ -863,11 +958,15 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
     int status = NB_OK;
     generated_fn fn = (generated_fn)codegen_emit_run(buf, save_at, &params, &layout);
     if (!fn) {
-        status = fail(error, error_cap, NB_ENOMEM, "-mica: the traced code does not fit (%llu)", save_at);
+        nb_snprintf(error, error_cap, "%s: the traced code does not fit (%llu)", option, (unsigned long long)save_at);
+        status = NB_ENOMEM;
         goto out;
     }
+    /* -debug_trace: the NOP after the region is recorded too (its record holds the final state). */
+    uint64_t stop = mem->from_init ? layout.trace_stop + 1 : layout.trace_stop;
+    end->sentinel = mem->from_init ? layout.trace_stop : 0;
     mica_capture_begin(cap, mem->records, mem->records_cap, mem->seen, mem->seen_cap, layout.trace_start,
-                       layout.trace_stop, (uint64_t)o->mica_max_instructions);
+                       stop, (uint64_t)max_instructions + (mem->from_init ? 1 : 0));
     if (watch.timer)
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
@@ -885,17 +984,17 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         end->vector = (uint32_t)data->fault_vector;
         mica_capture_end(cap, data->fault_rip);
         if (data->fault_vector == WATCHDOG_VECTOR)
-            nb_snprintf(error, error_cap, "timeout after %llu s (while tracing for -mica: -timeout plus %u us "
-                                          "per instruction -mica_max_instructions allows)",
-                        (unsigned long long)(budget.ticks / c->tsc_hz), TRACE_STEP_BUDGET_US);
+            nb_snprintf(error, error_cap, "timeout after %llu s (while tracing for %s: -timeout plus %u us "
+                                          "per instruction it may trace)",
+                        (unsigned long long)(budget.ticks / c->tsc_hz), option, TRACE_STEP_BUDGET_US);
         else
             fault_describe(error, error_cap, data, &layout, "trace run");
         status = NB_EFAULT;
     } else {
-        mica_capture_end(cap, layout.trace_stop);
+        mica_capture_end(cap, stop);
     }
     if (!mica_capture_finish(cap) && status == NB_OK) {
-        nb_snprintf(error, error_cap, "-mica: no room for the trace's end record");
+        nb_snprintf(error, error_cap, "%s: no room for the trace's end record", option);
         status = NB_ENOMEM;
     }
 out:

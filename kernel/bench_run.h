@@ -17,6 +17,8 @@
 #include "counter_read.h"
 #include "nb_platform.h"
 #include "nb_report.h"
+#include "debug_stop.h"
+#include "gdb_stub.h"
 #include "mica_capture.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -30,6 +32,33 @@
 #define BENCH_AREA_SIZE (1024u * 1024u)
 #define BENCH_PAGE_SIZE 4096u
 enum bench_area { AREA_R14 = 0, AREA_RDI, AREA_RSI, AREA_RBP, AREA_RSP, AREA_COUNT };
+
+/*
+ * -debug for one benchmark (debug_stop.h; bench_debug.h prints it): which
+ * execution stops, the memory the capture uses, and where it stopped.
+ */
+struct bench_debug {
+    bool on;
+    int64_t group;  /* 1..: the bench_measure call of the benchmark that stops */
+    int run;        /* 0 base, 1 main */
+    int64_t index;  /* the execution: 0.. measurements, negative warm-ups */
+    struct debug_capture *cap;
+    uint8_t *save;  /* DEBUG_SAVE_MAX bytes, 64-byte aligned (page), header zero */
+    /* Filled by bench_measure. */
+    unsigned measures;  /* bench_measure calls since bench_benchmark_begin */
+    uint64_t code_start, code_end, slot; /* the function that stopped */
+    uint64_t paused;    /* TSC ticks spent stopped */
+    struct counter_read reads[NB_MAX_COUNTERS]; /* the stopped run's reads (-no_mem: R8.. hold them) */
+    size_t n_reads;
+    bool no_mem;
+    unsigned cpu;
+    struct codegen_layout layout; /* of the function that stopped */
+    uint64_t exec_start, exec_end; /* the executable buffer it lies in */
+    struct debug_session session;
+    /* -debug_gdb (gdb_stub.h), or NULL. */
+    struct gdb_stub *gdb;
+    uint64_t gdb_wait_ticks;
+};
 
 /* What stays the same for every benchmark of a suite. */
 /*
@@ -161,6 +190,8 @@ struct bench_context {
     int64_t *store;
     size_t store_size;
     struct bench_emitted emitted[2];
+    /* -debug for the current benchmark, or NULL. */
+    struct bench_debug *debug;
 };
 
 struct bench_code {
@@ -207,12 +238,26 @@ struct bench_trace_memory {
     size_t records_cap;
     struct mica_seen *seen; /* zeroed; seen_cap a power of two */
     size_t seen_cap;
+    /*
+     * -debug_trace: the init code is traced too (and the loop counter's
+     * MOV R15 when -loop_count is given), at most max_instructions (0:
+     * -mica_max_instructions); `option` names it in errors (NULL: -mica).
+     */
+    bool from_init;
+    int64_t max_instructions;
+    const char *option;
 };
 
 /* How a trace run ended besides its capture's state. */
 struct bench_trace_end {
     bool fault;      /* an exception (or the watchdog) ended it */
     uint32_t vector;
+    /*
+     * -debug_trace (from_init): the address of the NOP after the traced
+     * region, traced as one more record so that the state after the last
+     * instruction is in the trace; 0 otherwise.
+     */
+    uint64_t sentinel;
 };
 
 /*

@@ -27,6 +27,7 @@
 #include "platform_report.h"
 #include "suite.h"
 #include "bench_cycles.h"
+#include "bench_debug.h"
 #include "bench_mica.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
@@ -81,6 +82,7 @@ struct run_state {
     bool serve;
     char fingerprint[512];
     size_t fingerprint_len;
+    struct bench_debug debug; /* -debug's capture (bench_debug.h), allocated at its first use */
 };
 
 static void emit_line(void *arg, const char *line)
@@ -473,6 +475,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
         counters_measure(counters, &s->bench, o, code, &s->report);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
+    if (o->debug_trace)
+        bench_debug_trace_run(&s->report, &s->bench, o, code, e->name);
     s->bench_pmu_usable = counters->usable;
     nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
@@ -538,7 +542,9 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
         }
         if (bench_context_size_areas(&s->bench, o.area_size, why, sizeof(why)) != NB_OK) {
             report_error(&s->report, "suite line %u: %s", e->line, why);
-        } else if (load_code(s, e, &o, &code)) {
+        } else if (load_code(s, e, &o, &code) &&
+                   (!o.debug || bench_debug_begin(&s->debug, &s->bench, &o, &s->report, e->line))) {
+            unsigned errors_before = s->report.n_errors;
             if (o.verbose)
                 report_areas(s, &o);
             if (o.cpu >= 0)
@@ -547,8 +553,12 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
                 bench_cycles_run(&s->counters, &s->bench, &o, &code, e->name, &s->report);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
+            if (o.debug)
+                bench_debug_end(&s->debug, &s->bench, &s->report, e->name, errors_before);
             if (o.mica && o.cpu < 0)
                 bench_mica_run(&s->report, &s->bench, &o, &code, e->name);
+            if (o.debug_trace && o.cpu < 0)
+                bench_debug_trace_run(&s->report, &s->bench, &o, &code, e->name);
         }
         struct nb_selftest_machine m = { s->bench_pmu_usable, s->bench_pmu_why, s->tsc_invariant,
                                          nb_cpu_count(s->p), s->bench_pmu_config };

@@ -348,6 +348,18 @@ void report_line(struct report *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void report_serial_line(struct report *r, const char *fmt, ...)
+{
+    char line[LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = nb_vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n > sizeof(line) - 2)
+        n = sizeof(line) - 2;
+    serial_line(r, line, n);
+}
+
 /* CSV field quoting (RFC 4180): quote when the text has a comma, quote or newline. */
 static size_t csv_field(char *out, size_t cap, const char *text)
 {

@@ -84,6 +84,13 @@ void report_reopen_files(struct report *r, unsigned run_number);
 void report_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * A line to serial and console only (framed like every line, so the host
+ * prints it in the benchmark's block), not to the results files: -debug's
+ * dump, which has its own file.
+ */
+void report_serial_line(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
  * A platform fact outside any benchmark: "platform: KEY = VALUE" in text and
  * "platform,KEY,VALUE,," in CSV (kernel/platform_report.h).
  */

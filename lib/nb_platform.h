@@ -187,6 +187,13 @@ struct nb_platform {
      * shadow keeps an interrupt from slipping in before the HLT).
      */
     void (*halt_until_interrupt)(void *ctx);
+    /*
+     * x86 I/O ports (IN/OUT of one byte), for -debug_gdb's UART on COM2
+     * (kernel/debug_uart.h); NULL where the engine may not touch them. Pure
+     * instructions: callable on any processor, with interrupts disabled.
+     */
+    uint8_t (*port_in8)(void *ctx, uint16_t port);
+    void (*port_out8)(void *ctx, uint16_t port, uint8_t value);
     /* Fills what the firmware knows (NULL on platforms that know nothing). */
     void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
     /*

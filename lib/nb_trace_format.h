@@ -18,7 +18,10 @@
  *   40  u32      end reason (enum nb_trace_end)
  *   44  u32      exception vector when the end reason is NB_TRACE_END_FAULT
  *   48  u64      address where tracing started (first traced RIP)
- *   56  u64      reserved, 0
+ *   56  u64      0, or (-debug_trace) the address of a sentinel: the last
+ *                record at that address is not an instruction of the code
+ *                but the NOP after it, recorded for the registers after
+ *                the last instruction (older readers ignore this word)
  *
  * Instruction record: the state *before* one executed instruction (a REP
  * string instruction gives one record per iteration, as the CPU single-steps
@@ -52,6 +55,7 @@
 #define NB_TRACE_MAGIC "NBTRACE"     /* 8 bytes with its NUL */
 #define NB_TRACE_VERSION 1u
 #define NB_TRACE_HEADER_SIZE 64u
+#define NB_TRACE_SENTINEL_OFFSET 56u
 
 #define NB_TRACE_TAG_INSN 0x01u
 #define NB_TRACE_HAS_BYTES 0x02u

@@ -21,6 +21,7 @@ PACKAGES=(
     chromium                        # headless browser tests of the results pages (tests/results)
     python3-pytest python3-venv python3-setuptools python3-wheel  # tests/python: the Python API over serve mode; its pip install
     qemu-user                       # nb_mica -dbt: user-mode QEMU runs the program with its TCG plugin
+    gdb                             # -debug_gdb: the debugger attached to the image's stub (tests/qemu/debug_tests.sh)
     "$@"
 )
 

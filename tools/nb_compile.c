@@ -654,6 +654,18 @@ static int write_env(struct compile *c)
     fprintf(f, "NB_MEM_MIB=%lld\n", qemu_memory_mib(c));
     write_mica_env(f, c);
     write_cycles_env(f, c);
+    /* -debug_gdb: COM2 on a socket and gdb attached to it (tools/nanobench); -debug_gdb_batch: gdb's commands. */
+    bool gdb = c->cli.debug_gdb;
+    const char *batch = c->cli.debug_gdb_batch;
+    for (size_t i = 0; i < c->n; i++) {
+        gdb |= c->benches[i].o.debug_gdb;
+        if (!batch && c->benches[i].o.debug_gdb_batch)
+            batch = c->benches[i].o.debug_gdb_batch;
+    }
+    fprintf(f, "NB_GDB=%d\n", gdb);
+    char *batch_path = batch ? host_path_join(NULL, batch) : NULL;
+    env_line(f, "NB_GDB_BATCH", batch_path);
+    free(batch_path);
     free(path);
     return fclose(f);
 }

@@ -83,6 +83,20 @@ void suite_write_benchmark(FILE *f, const char *name, const struct bench_options
         fprintf(f, " -cycle_by_cycle");
     if (o->end_to_end)
         fprintf(f, " -end_to_end");
+    /* -debug block */
+    if (o->debug)
+        fprintf(f, " -debug_at %lld:%s:%lld", (long long)o->debug_group, o->debug_run ? "main" : "base",
+                (long long)o->debug_index);
+    if (o->debug_trace)
+        fprintf(f, " -debug_trace");
+    if (o->debug_gdb)
+        fprintf(f, " -debug_gdb");
+    if (o->debug_port != OPT_DEBUG_PORT_DEFAULT)
+        fprintf(f, " -debug_port 0x%llx", (long long)o->debug_port);
+    if (o->debug_wait != OPT_DEBUG_WAIT_DEFAULT)
+        fprintf(f, " -debug_wait %lld", (long long)o->debug_wait);
+    if (o->debug_max_instructions != OPT_DEBUG_MAX_INSTRUCTIONS_DEFAULT)
+        fprintf(f, " -debug_max_instructions %lld", (long long)o->debug_max_instructions);
     if (o->qemu_icount >= 0)
         fprintf(f, " -qemu_icount %lld", (long long)o->qemu_icount);
     fprintf(f, "\n");

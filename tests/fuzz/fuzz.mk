@@ -1,5 +1,6 @@
 # tests/fuzz/fuzz.mk — libFuzzer targets for every parser that reads untrusted
-# text (suite files, options, event configs, MSR configs, cpu_map.txt), built
+# text (suite files, options, event configs, MSR configs, cpu_map.txt, gdb's
+# remote protocol), built
 # with clang and the address and undefined-behaviour sanitizers and run on the
 # Linux host. Each target links only the kernel/ and pmu/ objects it needs.
 #
@@ -31,7 +32,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
 
 FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file fuzz_ctr_rules \
-                fuzz_mica_trace fuzz_mica_itypes fuzz_serve fuzz_gas_source
+                fuzz_mica_trace fuzz_mica_itypes fuzz_serve fuzz_gas_source fuzz_gdb
 
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it
 # only the objects a target references (fuzz_options gets bench_options.o and

@@ -1486,6 +1486,7 @@ source "$ROOT/tests/qemu/kvm_tests.sh"
 source "$ROOT/tests/qemu/secure_boot_tests.sh"
 source "$ROOT/tests/qemu/lava_tests.sh"
 source "$ROOT/tests/qemu/never_guess_tests.sh"
+source "$ROOT/tests/qemu/debug_tests.sh"
 
 source "$ROOT/tests/qemu/results_page_tests.sh"
 source "$ROOT/tests/qemu/cycle_by_cycle_tests.sh"
