@@ -459,7 +459,7 @@ static void run_stages(const struct nb_platform *local, void *arg)
         }
         struct run_batch b = { fn, mc->data, c->n_reads, c->smi_check ? 1 : 0, st->warm_up, st->n,
                                st->values, c->smi_check, 0, 0, params->reads, params->copies,
-                               c->fake_run, c->fake_run_arg };
+                               c->fake_run, c->fake_run_arg, NULL, 0, NULL };
         mc->data->fault_happened = 0;
         debug_batch_begin(c, params, &mc->layout, mc->data, &b, st->debug_stop);
         /* The run's effective frequency, read on this processor around its batch (power.h). */
@@ -842,11 +842,11 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     struct measure_call mc = { .c = c, .params = &params, .budget = &budget };
     if (code->len[PART_ONE_TIME_INIT])
         mc.stages[mc.n_stages++] = (struct stage){ "one-time init", first_buf, first_cap, 0, true,
-                                                   o->unroll_count, o->loop_count, 0, 1, NULL, -1 };
+                                                   o->unroll_count, o->loop_count, 0, 1, NULL, -1, false };
     if (o->initial_warm_up_count > 0)
         mc.stages[mc.n_stages++] = (struct stage){ "initial warm-up", first_buf, first_cap, 0, false,
                                                    o->unroll_count, o->loop_count, 0,
-                                                   o->initial_warm_up_count, NULL, -1 };
+                                                   o->initial_warm_up_count, NULL, -1, false };
     for (int run = 0; run < 2; run++) {
         /*
          * nanoBench's basic mode: the baseline has no instructions at all

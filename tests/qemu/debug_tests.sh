@@ -98,11 +98,11 @@ test_debug_trace() {
     grep -qE '^steps: run-0001-five-steps\.trace steps 5 bytes [0-9]+ crc32 [0-9a-f]{8}$' <<<"$out" ||
         { echo "no steps line"; echo "$out"; return 1; }
     expect_eq "steps" 'step,address,offset,bytes,instruction,changes,writes
-1,ADDR,0x0,b8 05 00 00 00,"mov eax, 0x05",RAX 0x0->0x5,
-2,ADDR,0x5,48 01 c0,"add rax, rax",RAX 0x5->0xa RFLAGS 0x246->0x206,
-3,ADDR,0x8,49 89 06,"mov [r14], rax",,[R14] 8 bytes = 0xa
-4,ADDR,0xb,31 c9,"xor ecx, ecx",RFLAGS 0x206->0x246,
-5,ADDR,0xd,48 ff c9,dec rcx,RCX 0x0->0xffffffffffffffff RFLAGS 0x246->0x296,' \
+1,ADDR,0x0,48 c7 c0 05 00 00 00,"mov rax, 0x05",RAX 0x0->0x5,
+2,ADDR,0x7,48 01 c0,"add rax, rax",RAX 0x5->0xa RFLAGS 0x246->0x206,
+3,ADDR,0xa,49 89 06,"mov [r14], rax",,[R14] 8 bytes = 0xa
+4,ADDR,0xd,31 c9,"xor ecx, ecx",RFLAGS 0x206->0x246,
+5,ADDR,0xf,48 ff c9,dec rcx,RCX 0x0->0xffffffffffffffff RFLAGS 0x246->0x296,' \
         "$(sed -E 's/^([0-9]+),0x[0-9a-f]+,/\1,ADDR,/; s/\[0x[0-9a-f]+\]/[R14]/' "$csv")" || return 1
     # The listing printed under the results has the same five steps.
     expect_eq "listing" "5" "$(grep -cE '^ +[1-5]  0x[0-9a-f]{16}  \+0x' <<<"$out")"
