@@ -12,6 +12,11 @@
 #   --idle S      stop QEMU when the serial port has been silent for S seconds
 #                 (default 120; tools/nanobench derives it from the suite's
 #                 -timeout values, see docs/qemu.md)
+#   --boot-again N  after the silence stopped a guest that had started the
+#                 image, boot the same image again, up to N times: the image
+#                 resumes its run after the benchmark that hung (its resume
+#                 state on the FAT partition), so the rest of the suite runs;
+#                 the serial output of every boot goes to SERIAL_LOG
 #   --secure-boot Debian's Secure Boot OVMF (OVMF_CODE_4M.secboot.fd, SMM) with
 #                 the snakeoil keys enrolled (OVMF_VARS_4M.snakeoil.fd): only an
 #                 image signed by the snakeoil key boots (docs/secure-boot.md)
@@ -53,7 +58,7 @@ die() {
     exit 2
 }
 
-usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S] [--secure-boot] [--serial-socket PATH | --serial-pty]"
+usage="usage: $0 IMG SERIAL_LOG [--icount N] [--smp N] [--reboot-ok] [--idle S] [--boot-again N] [--secure-boot] [--serial-socket PATH | --serial-pty]"
 [[ $# -ge 2 ]] || die "$usage"
 img=$1
 log=$2
@@ -64,6 +69,7 @@ reboot=-no-reboot
 idle_s=120
 secure_boot=
 socket=
+boot_again=0
 while [[ $# -gt 0 ]]; do
     case $1 in
     --icount) [[ $# -ge 2 ]] || die "$usage"; icount=$2; shift 2 ;;
@@ -71,6 +77,7 @@ while [[ $# -gt 0 ]]; do
     --idle) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$usage"; idle_s=$2; shift 2 ;;
     --reboot-ok) reboot=; shift ;;
     --secure-boot) secure_boot=1; shift ;;
+    --boot-again) [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || die "$usage"; boot_again=$2; shift 2 ;;
     --serial-socket) [[ $# -ge 2 ]] || die "$usage"; socket=$2; shift 2 ;;
     --serial-pty) socket=pty; shift ;;
     *) die "$usage" ;;
@@ -124,8 +131,12 @@ fi
 # pauses the guest and waits for a monitor command that never comes.
 KVM_FAILURE='KVM internal error|emulation failure|KVM: entry failed|kvm run failed|KVM_EXIT_'
 
-# run_qemu ACCEL: one boot with the serial port in $log; returns QEMU's
-# status, 124 for the silence or overall limit, 200 when KVM failed.
+# run_qemu ACCEL [append]: one boot with the serial port in $log (appended to
+# with "append": a later boot of the same run); returns QEMU's status, 124
+# for the silence or overall limit (stopped_for says which), 200 when KVM
+# failed.
+image_started=
+stopped_for=
 run_qemu() {
     local accel_args
     case $1 in
@@ -135,9 +146,13 @@ run_qemu() {
     esac
     # Each boot starts from pristine UEFI variables (boot order, console setup).
     cp "$vars" "$tmp/vars.fd"
-    : >"$log"
-    : >"$tmp/stderr"
     local serial="file,id=com1,path=$log" err_to="$tmp/stderr"
+    if [[ ${2:-} == append ]]; then
+        serial="file,id=com1,path=$log,append=on"
+    else
+        : >"$log"
+    fi
+    : >"$tmp/stderr"
     if [[ $socket == pty ]]; then
         serial="pty,id=com1,logfile=$log"
     elif [[ -n $socket ]]; then
@@ -175,7 +190,8 @@ REFUSED='BdsDxe: failed to (load|start) .*: (Access Denied|Security Violation)'
 # image (until the image's banner shows it started), the serial log's growth
 # (progress), and the overall limit.
 watch_qemu() {
-    local start=$EPOCHSECONDS last_change=$EPOCHSECONDS sizes last_sizes= started=
+    local start=$EPOCHSECONDS last_change=$EPOCHSECONDS sizes last_sizes= started=$image_started
+    stopped_for=
     while kill -0 "$qemu_pid" 2>/dev/null; do
         sleep 0.1
         sizes=$(stat -c %s "$log" "$tmp/stderr" 2>/dev/null | tr '\n' ' ')
@@ -189,6 +205,7 @@ watch_qemu() {
             if [[ -z $started ]]; then
                 if grep -q 'nanoBench-EFI [0-9]' "$log"; then
                     started=1
+                    image_started=1
                 elif grep -Eq "$REFUSED" "$log"; then
                     stop_qemu
                     echo "qemu-run: the firmware refused the image: $(grep -Eo "$REFUSED" "$log" | head -n 1 | tr -d '\r')" >&2
@@ -199,6 +216,7 @@ watch_qemu() {
         if [[ -z $socket ]] && ((EPOCHSECONDS - last_change >= idle_s)); then
             stop_qemu
             echo "qemu-run: no serial output for $idle_s s, QEMU stopped (serial log: $log)" >&2
+            stopped_for=silence
             return 124
         fi
         if ((timeout_s > 0 && EPOCHSECONDS - start >= timeout_s)); then
@@ -242,6 +260,15 @@ if [[ $accel == kvm && ( $rc == 200 || ( $rc -ne 0 && $rc -ne 124 ) && $(grep -c
     run_qemu tcg
     rc=$?
 fi
+# A benchmark that hung where no watchdog of the image could stop it (say
+# `cli; jmp $` with one processor and no -icount): boot the image again, which
+# resumes the run after it, so the rest of the suite still runs.
+while [[ $rc == 124 && $stopped_for == silence && -n $image_started && $boot_again -gt 0 ]]; do
+    boot_again=$((boot_again - 1))
+    echo "qemu-run: booting the image again: it resumes the run after the benchmark that hung" >&2
+    run_qemu "$accel" append
+    rc=$?
+done
 # QEMU's own messages (warnings, errors) after the run, not mixed into it
 # (serve mode showed them as they came).
 [[ -z $socket && -s $tmp/stderr ]] && cat "$tmp/stderr" >&2

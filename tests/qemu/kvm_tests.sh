@@ -124,7 +124,35 @@ for i in 1 2 3 4 5 6 7 8; do echo "line $i" >>"$log"; sleep 0.5; done; exit 0'
     expect_eq "lines" 8 "$(wc -l <"$TMP/busy.log")"
 }
 
+# A hang no watchdog of the image can stop (`cli; jmp $` with one processor
+# and no -icount: the local APIC timer cannot interrupt): the host stops QEMU
+# after QEMU_IDLE seconds of silence and boots the image again, which resumes
+# the run (as after a machine reset: the benchmark that was running is
+# reported, the rest of the suite runs). Without -icount the values are not
+# exact: only their presence is checked.
+test_hung_suite_boots_again() {
+    local out rc err
+    printf 'before: -asm "nop" -timeout 1\nhang: -asm "cli; l: jmp l" -timeout 1\nafter: -asm "nop; nop" -timeout 1\n' >"$TMP/hang_again.suite"
+    out=$(QEMU_IDLE=8 KVM_DEVICE=/nonexistent $NB -suite "$TMP/hang_again.suite" -results "$TMP/hang_again" 2>"$TMP/hang_again.err")
+    rc=$?
+    err=$(cat "$TMP/hang_again.err")
+    expect_eq "exit status" 1 "$rc" || { echo "$err"; return 1; }
+    expect_eq "results" "[before]
+RDTSC: (a value)
+[hang]
+error: machine reset while running
+[after]
+RDTSC: (a value)" "$(sed 's/^RDTSC: -\{0,1\}[0-9][0-9.]*$/RDTSC: (a value)/' <<<"$out")" || { echo "$err"; return 1; }
+    grep -qx 'qemu-run: booting the image again: it resumes the run after the benchmark that hung' <<<"$err" ||
+        { echo "no boot-again line in: $err"; return 1; }
+    # Every boot's lines are in the one serial log, and the CSV has every other result.
+    expect_eq "csv" "before,RDTSC
+hang,error
+after,RDTSC" "$(grep -v '^platform,\|^benchmark,' "$TMP/hang_again/run-0001.csv" | cut -d, -f1,2)"
+}
+
 run_test kvm_probe_firmware_passes_under_tcg test_kvm_probe_firmware_passes_under_tcg
 run_test kvm_internal_error_falls_back_to_tcg test_kvm_internal_error_falls_back_to_tcg
 run_test kvm_probe_verdict_honoured_and_cached test_kvm_probe_verdict_honoured_and_cached
 run_test host_watchdog_is_progress test_host_watchdog_is_progress
+run_test hung_suite_boots_again test_hung_suite_boots_again
