@@ -209,7 +209,10 @@ def runNanoBench(code='', codeObjFile=None, codeBinFile=None, init='', initObjFi
 
 
 def runNanoBenchCycleByCycle(*args, **kwargs):
-    raise NanoBenchError('runNanoBenchCycleByCycle: nanoBench-EFI has no cycle-by-cycle mode yet')
+    # The image measures cycle by cycle (-cycle_by_cycle, Intel perfmon v2+ only), but serve mode's
+    # reply carries the results CSV rows, not the per-cycle table it writes to its partition.
+    raise NanoBenchError('runNanoBenchCycleByCycle: serve mode does not return the per-cycle table yet; '
+                         'run the benchmark with tools/nanobench -cycle_by_cycle (run-NNNN-<name>-cycles.csv)')
 
 
 def _areas():

@@ -62,7 +62,12 @@ def read_csv_rows(path):
             continue
         if len(row) < 3:
             raise RunError(f"{path}:{lineno}: {len(row)} fields, 3 expected")
-        out.append(row[:3])
+        # -range: min and max in their own columns (benchmark,event,value,min,max);
+        # the page reads them as the text prints them, "value [min;max]".
+        if len(row) >= 5 and row[3] and row[4]:
+            out.append([row[0], row[1], f"{row[2]} [{row[3]};{row[4]}]"])
+        else:
+            out.append(row[:3])
     return out
 
 
