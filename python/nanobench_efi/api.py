@@ -69,7 +69,8 @@ def setNanoBenchParameters(config=None, configFile=None, msrConfig=None, msrConf
         raise NanoBenchError('codeOffset=%r: nanoBench-EFI places the code at -alignment_offset only; '
                              'it has no code offset' % codeOffset)
     if endToEnd:
-        raise NanoBenchError('endToEnd=True: nanoBench-EFI has no cycle-by-cycle mode yet')
+        raise NanoBenchError('endToEnd=True: it applies to runNanoBenchCycleByCycle, which serve mode '
+                             'cannot answer yet (the per-cycle table stays on the image)')
     if aggregateFunction is not None and aggregateFunction not in _AGGREGATES:
         raise NanoBenchError('aggregateFunction=%r: one of avg, med, min, max' % (aggregateFunction,))
     if config is not None:

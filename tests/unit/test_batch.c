@@ -43,7 +43,7 @@ NB_TEST(batch_keeps_measurements_after_warm_up)
     int64_t v[4];
     int64_t *values[1] = { v };
     reset(NULL, 0, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 2, 4, values, true, 0, false, NULL, 0, NULL, NULL };
+    struct run_batch b = { scripted_run, &data, 1, 1, 2, 4, values, true, 0, false, NULL, 0, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 6); /* 2 warm-up + 4 kept */
     CHECK_EQ_INT(v[0], 102);
@@ -58,7 +58,7 @@ NB_TEST(batch_repeats_measurements_with_an_smi)
     int64_t v[3];
     int64_t *values[1] = { v };
     reset(smis, 3, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 2, 3, values, true, 0, false, NULL, 0, NULL, NULL };
+    struct run_batch b = { scripted_run, &data, 1, 1, 2, 3, values, true, 0, false, NULL, 0, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 7);
     CHECK_EQ_INT(b.smi_repeated, 2);
@@ -75,7 +75,7 @@ NB_TEST(batch_bounds_the_repeats)
     int64_t v[2];
     int64_t *values[1] = { v };
     reset(smis, 10, -1);
-    struct run_batch b = { scripted_run, &data, 1, 1, 0, 2, values, true, 0, false, NULL, 0, NULL, NULL };
+    struct run_batch b = { scripted_run, &data, 1, 1, 0, 2, values, true, 0, false, NULL, 0, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 4); /* 2 repeats allowed for n = 2, then 2 kept */
     CHECK_EQ_INT(b.smi_repeated, 2); /* the message counts these only */
@@ -101,7 +101,7 @@ NB_TEST(batch_without_smi_check_reads_from_slot_0)
     int64_t v[1], w[1];
     int64_t *values[2] = { v, w };
     reset(smis, 1, -1);
-    struct run_batch b = { scripted_run, &data, 2, 0, 0, 1, values, false, 0, false, NULL, 0, NULL, NULL };
+    struct run_batch b = { scripted_run, &data, 2, 0, 0, 1, values, false, 0, false, NULL, 0, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 1);
     CHECK_EQ_INT(v[0], 1); /* the SMI slot is just a value here */
@@ -113,7 +113,7 @@ NB_TEST(batch_stops_at_a_fault)
     int64_t v[5] = { -1, -1, -1, -1, -1 };
     int64_t *values[1] = { v };
     reset(NULL, 0, 2);
-    struct run_batch b = { scripted_run, &data, 1, 1, 1, 5, values, true, 0, false, NULL, 0, NULL, NULL };
+    struct run_batch b = { scripted_run, &data, 1, 1, 1, 5, values, true, 0, false, NULL, 0, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(call, 3);
     CHECK(run_batch_faulted(&data));
@@ -143,7 +143,7 @@ NB_TEST(batch_masks_deltas_to_the_counter_width)
     int64_t t[1], a[1], f[1];
     int64_t *values[3] = { t, a, f };
     reset(NULL, 0, -1);
-    struct run_batch b = { wrapping_run, &data, 3, 0, 0, 1, values, false, 0, false, reads, 1, NULL, NULL };
+    struct run_batch b = { wrapping_run, &data, 3, 0, 0, 1, values, false, 0, false, reads, 1, NULL, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(t[0], 10);
     CHECK_EQ_INT(a[0], 15);

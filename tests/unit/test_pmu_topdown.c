@@ -286,7 +286,7 @@ NB_TEST(topdown_metric_fields_become_slots)
                                      { READ_PMC, RDPMC_METRICS, "TOPDOWN.RETIRING", 0, 1, 0 } };
     int64_t slots[1], retiring[1];
     int64_t *values[2] = { slots, retiring };
-    struct run_batch b = { NULL, &data, 2, 0, 0, 1, values, false, 0, 0, reads, 1, td_run, NULL };
+    struct run_batch b = { NULL, &data, 2, 0, 0, 1, values, false, 0, 0, reads, 1, td_run, NULL, NULL, 0, NULL };
     run_batch_execute(&b);
     CHECK_EQ_INT(slots[0], 5100);
     /* 5355 x 0x50 / 0xFF - 255 x 0x33 / 0xFF = 1680 - 51 */
