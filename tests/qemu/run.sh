@@ -342,7 +342,7 @@ test_help_and_usage() {
         grep -q '^  -unroll_count N  *copies of the code' <<<"$out" || { echo "$flag: no -unroll_count row"; return 1; }
         grep -q '^  -suite FILE  *run every benchmark' <<<"$out" || { echo "$flag: no -suite row"; return 1; }
         grep -q '^  -fixed_counters ' <<<"$out" || { echo "$flag: no -fixed_counters row"; return 1; }
-        grep -q '^  -plan_cpu VENDOR:FAMILY:MODEL\[:p/:e\]\[:GPCOUNTERS\]  *the processor -plan describes' <<<"$out" ||
+        grep -q '^  -plan_cpu VENDOR:FAMILY:MODEL\[:p/:e\]\[:stepping=N\]\[:native=ID\]\[:GPCOUNTERS\]  *the processor -plan describes' <<<"$out" ||
             { echo "$flag: no -plan_cpu row"; return 1; }
     done
     out=$($NB 2>&1)
