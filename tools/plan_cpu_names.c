@@ -15,6 +15,7 @@
 
 struct cpu_name {
     char name[64], vendor[16];
+    char quals[64]; /* ":stepping=N:native=ID" for lines the map tells apart by them */
     unsigned long family, model;
     bool hybrid, known; /* known: pmu/pmu_models.c has the row */
 };
@@ -46,17 +47,28 @@ static size_t read_names(const char *root, struct cpu_name **out)
     struct cpu_name *names = NULL;
     size_t n = 0;
     for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
-        char vendor[16], family[16], model[16], prefix[80], e_prefix[80];
+        char vendor[16], family[16], model[16], prefix[80], e_prefix[80], q[2][40];
         if (line[0] == '#')
             continue;
-        int fields = sscanf(line, "%15s %15s %15s %79s %79s", vendor, family, model, prefix, e_prefix);
+        int fields = sscanf(line, "%15s %15s %15s %79s %79s %39s %39s", vendor, family, model, prefix,
+                            e_prefix, q[0], q[1]);
         if (fields < 4)
             continue;
-        struct cpu_name c = { .hybrid = fields == 5 };
+        /* Words with '=' are qualifiers (stepping=A-B, native=ID), not an E-core prefix. */
+        const char *words[3] = { fields > 4 ? e_prefix : NULL, fields > 5 ? q[0] : NULL, fields > 6 ? q[1] : NULL };
+        bool has_e = words[0] && !strchr(words[0], '=');
+        struct cpu_name c = { .hybrid = has_e };
+        for (int w = has_e ? 1 : 0; w < 3; w++) {
+            if (!words[w] || !strchr(words[w], '='))
+                continue;
+            /* A stepping range stands for its first stepping. */
+            size_t used = strlen(c.quals), k = strcspn(words[w], "-");
+            snprintf(c.quals + used, sizeof(c.quals) - used, ":%.*s", (int)k, words[w]);
+        }
         snprintf(c.vendor, sizeof(c.vendor), "%s", vendor);
         c.family = strtoul(family, NULL, 0);
         c.model = strtoul(model, NULL, 0);
-        line_name(prefix, fields == 5 ? e_prefix : NULL, c.name, sizeof(c.name));
+        line_name(prefix, has_e ? e_prefix : NULL, c.name, sizeof(c.name));
         c.known = pmu_model_find(strcmp(vendor, "amd") == 0 ? VENDOR_AMD : VENDOR_INTEL,
                                  (uint32_t)c.family, (uint32_t)c.model) != NULL;
         size_t i = 0;
@@ -87,8 +99,11 @@ int plan_cpu_resolve(const char *root, const char *spec, char *out, size_t cap, 
     for (size_t i = 0; i < n; i++) {
         if (strlen(names[i].name) != head || strncasecmp(names[i].name, spec, head) != 0)
             continue;
-        snprintf(out, cap, "%s:%#lx:%#lx%s", names[i].vendor, names[i].family, names[i].model,
-                 spec + head);
+        /* The core type (:p, :e) comes before the qualifiers, the counter count after them. */
+        const char *rest = spec + head;
+        size_t core = (rest[0] == ':' && (rest[1] == 'p' || rest[1] == 'e') && (rest[2] == ':' || !rest[2])) ? 2 : 0;
+        snprintf(out, cap, "%s:%#lx:%#lx%.*s%s%s", names[i].vendor, names[i].family, names[i].model,
+                 (int)core, rest, names[i].quals, rest + core);
         rc = 1;
     }
     if (rc < 0)
@@ -105,7 +120,7 @@ void plan_cpu_list(const char *root, FILE *f)
     fprintf(f, "# -plan_cpu NAME: the processors of configs/cpu_map.txt (hybrid parts: NAME:p or "
                "NAME:e)\n");
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "%-28s %s:%#lx:%#lx%s\n", names[i].name, names[i].vendor, names[i].family,
-                names[i].model, names[i].hybrid ? " (hybrid: :p or :e)" : "");
+        fprintf(f, "%-28s %s:%#lx:%#lx%s%s\n", names[i].name, names[i].vendor, names[i].family,
+                names[i].model, names[i].quals, names[i].hybrid ? " (hybrid: :p or :e)" : "");
     free(names);
 }

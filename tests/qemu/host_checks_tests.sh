@@ -5,7 +5,7 @@
 
 test_host_checks() {
     printf 'garbage\n' >"$TMP/itypes-bad.txt"
-    expect_cli_error metrics "nanobench: option -metrics cpi,cache: no metric file defines a group 'cache' (the groups: cpi, memory, topdown, flops, codemon)" \
+    expect_cli_error metrics "nanobench: option -metrics cpi,cache: no metric file defines a group 'cache' (the groups: cpi, memory, topdown, flops, codemon, tma_info)" \
         -asm nop -metrics cpi,cache &&
     expect_cli_error itypes_missing "nanobench: option -mica_itypes: cannot read $TMP/none.txt: No such file or directory" \
         -asm nop -mica all -mica_itypes "$TMP/none.txt" &&
@@ -40,8 +40,13 @@ test_plan_cpu_names() {
     out=$($NB -asm nop -plan -plan_cpu sapphirerapids 2>&1) || { echo "$out"; return 1; }
     expect_eq "sapphirerapids" "# cpu: Sapphire Rapids (intel family 0x6 model 0x8f)" "$(sed -n 2p <<<"$out")" || return 1
     out=$($NB -plan_cpu list 2>&1) || { echo "$out"; return 1; }
-    grep -qx 'skylakex                     intel:0x6:0x55' <<<"$out" || { echo "no skylakex in: $out"; return 1; }
+    # Skylake-SP and Cascade Lake share 6/0x55: the map tells them apart by stepping.
+    grep -qx 'skylakex                     intel:0x6:0x55:stepping=0' <<<"$out" || { echo "no skylakex in: $out"; return 1; }
+    grep -qx 'cascadelakex                 intel:0x6:0x55:stepping=5' <<<"$out" || { echo "no cascadelakex in: $out"; return 1; }
     grep -qx 'alderlake                    intel:0x6:0x97 (hybrid: :p or :e)' <<<"$out" || { echo "no alderlake in: $out"; return 1; }
+    out=$($NB -asm nop -plan -plan_cpu cascadelakex 2>&1) || { echo "$out"; return 1; }
+    grep -q '^# plan for cascadelakex: intel, config .*/configs/cfg_CascadeLakeX_common.txt$' <<<"$out" ||
+        { echo "cascadelakex: $(head -1 <<<"$out")"; return 1; }
 }
 
 # nanoBench's own cfg_ArrowLakeE_Skymont_all_core.txt has lines no processor

@@ -47,7 +47,7 @@ test_plan_freq_base() {
 #   HWP off: wrmsr 0x199 (IA32_PERF_CTL) [15:8] = MSR_PLATFORM_INFO[15:8] (maximum non-turbo ratio)
 #   wrmsr 0x1a0 (IA32_MISC_ENABLE) |= 1 << 38 (turbo off)
 #   all restored after the benchmark
-group 1: CORE_CYCLES@PMC0 INST_RETIRED@PMC1 UOPS_ISSUED@PMC2 UOPS_EXECUTED@PMC3" "$out" || return 1
+group 1: CORE_CYCLES@PMC0 INST_RETIRED@PMC1 IDQ.MITE_UOPS@PMC2 IDQ.DSB_UOPS@PMC3" "$out" || return 1
     out=$($NB -plan -plan_cpu amd:0x19:0x61 -asm nop -freq base | sed -n '/^# -freq base:/,/^#   both/p') || return 1
     expect_eq "amd -freq base" "# -freq base:
 #   wrmsr 0xc0010062 (PStateCtl) PstateCmd = 0 (P-state 0)
