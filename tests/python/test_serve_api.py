@@ -171,8 +171,8 @@ def test_lost_frames_and_results_file(tmp_path):
     assert len(csvs) == 1, out
     with open(csvs[0]) as f:
         rows = [r for r in csv.reader(f) if r and r[0] == 'k']
-    assert rows == [['k', 'RDTSC', '16.00'], ['k', 'RDTSC', '32.00'], ['k', 'RDTSC', '48.00'],
-                    ['k', 'RDTSC', '16.00']]
+    assert rows == [['k', 'RDTSC', '16.00', '', ''], ['k', 'RDTSC', '32.00', '', ''],
+                    ['k', 'RDTSC', '48.00', '', ''], ['k', 'RDTSC', '16.00', '', '']]
 
 
 def test_pty_as_the_serial_device(tmp_path):
