@@ -21,7 +21,7 @@ SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/ben
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c \
                pmu/metric_expr.c pmu/metric_file.c kernel/bench_metrics.c kernel/nb_report.c pmu/pmu_freeze.c
-COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c \
+COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/asm_job.c \
                  tools/gas_source.c tools/gas_batch.c tools/host_checks.c tools/plan_cpu_names.c \
                  tools/mica/mica_itypes.c tools/mica/mica_lines.c tools/mica/mica_category.c \
                  tools/host_file.c tools/suite_writer.c tools/nb_plan.c tools/config_check.c \

@@ -5,6 +5,7 @@
 #include "gas_batch.h"
 #include "asm_statements.h"
 #include "gas_source.h"
+#include "asm_job.h"
 #include "host_file.h"
 
 #include <ctype.h>
@@ -18,35 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void append_str(char **out, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void append_str(char **out, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *piece;
-    int n = vasprintf(&piece, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        perror("nanobench");
-        exit(2);
-    }
-    *out = realloc(*out, *len + (size_t)n + 1);
-    memcpy(*out + *len, piece, (size_t)n + 1);
-    *len += (size_t)n;
-    free(piece);
-}
-
-static void print_location(const struct asm_job *j)
-{
-    if (j->bench_name)
-        fprintf(stderr, "nanobench: benchmark '%s'%s%s%s: ", j->bench_name, j->where ? " (" : "",
-                j->where ? j->where : "", j->where ? ")" : "");
-    else
-        fprintf(stderr, "nanobench: ");
-}
-
 /* Builds the as source for jobs[first..last); returns 0 or -1 (errors printed if report_errors). */
 static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len,
                         bool report_errors)
@@ -55,40 +27,20 @@ static int build_source(struct asm_job *jobs, size_t first, size_t last, char **
     for (size_t i = first; i < last; i++) {
         char err[600], scope[32], tag[48];
         /* Every part starts in the mode nanoBench assembles in, whatever the last one set. */
-        append_str(src, len, ".section .text.nb%zu,\"ax\",@progbits\n.intel_syntax noprefix\n"
+        asm_text_append(src, len, ".section .text.nb%zu,\"ax\",@progbits\n.intel_syntax noprefix\n"
                              ".code64\n", i);
         snprintf(scope, sizeof(scope), "p%zu", i);
         snprintf(tag, sizeof(tag), "nb%zu.%d", i, (int)jobs[i].part);
         if (gas_source(jobs[i].text, scope, tag, src, len, err, sizeof(err)) != 0) {
             failed = -1;
             if (report_errors) {
-                print_location(&jobs[i]);
+                asm_job_print_location(&jobs[i]);
                 fprintf(stderr, "%s %s\n", code_part_asm_option(jobs[i].part), err);
             }
         }
-        append_str(src, len, "# 1 \"nb-internal\"\n");
+        asm_text_append(src, len, "# 1 \"nb-internal\"\n");
     }
     return failed;
-}
-
-/* A message line without the scope prefix of renamed names ("__nb_p3_loop" -> "loop"). */
-static size_t strip_scope_prefixes(const char *line, size_t len, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len && n + 1 < cap;) {
-        size_t d = i + 6;
-        if (len - i > 6 && strncmp(line + i, "__nb_p", 6) == 0) {
-            while (d < len && line[d] >= '0' && line[d] <= '9')
-                d++;
-            if (d > i + 6 && d < len && line[d] == '_') {
-                i = d + 1;
-                continue;
-            }
-        }
-        buf[n++] = line[i++];
-    }
-    buf[n] = '\0';
-    return n;
 }
 
 /* Rewrites "nbJ.P:LINE: Error: text" as a message naming benchmark, option and statement. */
@@ -101,7 +53,7 @@ static void report_as_output(struct asm_job *jobs, size_t n_jobs, size_t first, 
     while (next && *next) {
         const char *eol = strchr(next, '\n');
         char line[1024];
-        size_t len = strip_scope_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
+        size_t len = asm_strip_scope_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
                                           sizeof(line));
         next = eol ? eol + 1 : NULL;
         if (len == 0 || strstr(line, ": Assembler messages:") || strcmp(line, previous) == 0)
@@ -123,7 +75,7 @@ static void report_as_output(struct asm_job *jobs, size_t n_jobs, size_t first, 
             }
             char statement[160];
             asm_statement(jobs[job].text, lineno, statement, sizeof(statement));
-            print_location(&jobs[job]);
+            asm_job_print_location(&jobs[job]);
             fprintf(stderr, "%s statement %u '%s': %s%s\n", code_part_asm_option(jobs[job].part),
                     lineno, statement, kind, text);
         } else if (last - first >= 1 && jobs[first].bench == jobs[last - 1].bench) {
@@ -133,7 +85,7 @@ static void report_as_output(struct asm_job *jobs, size_t n_jobs, size_t first, 
                 text += src_len + 1;
             while (*text == ' ')
                 text++;
-            print_location(&jobs[first]);
+            asm_job_print_location(&jobs[first]);
             fprintf(stderr, "as: %s\n", text);
         } else {
             fprintf(stderr, "nanobench: as: %s\n", line);
@@ -141,26 +93,11 @@ static void report_as_output(struct asm_job *jobs, size_t n_jobs, size_t first, 
     }
 }
 
-/* Runs as; returns its exit status (or -1), with its stderr in *output. */
+/* Runs as; returns its exit status (or -1), with its messages in *output. */
 static int run_as(const char *src_path, const char *obj_path, const char *err_path, char **output)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        if (!freopen(err_path, "w", stderr))
-            _exit(127);
-        execlp("as", "as", "--64", "-o", obj_path, src_path, (char *)NULL);
-        fprintf(stderr, "nb-internal:0: cannot run as: %s (install the binutils package)\n",
-                strerror(errno));
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0)
-        return -1;
-    size_t size;
-    *output = host_read_file(err_path, &size);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char *const argv[] = { "as", "--64", "-o", (char *)obj_path, (char *)src_path, NULL };
+    return asm_run_tool(argv, err_path, "binutils", output);
 }
 
 /* The object file as wrote: its section headers and names. */
@@ -270,7 +207,7 @@ static int check_relocations(const struct object *o, struct asm_job *jobs, size_
             const char *raw = sym->st_name < strtab->sh_size
                                   ? (const char *)o->data + strtab->sh_offset + sym->st_name : "";
             char name[200];
-            strip_scope_prefixes(raw, strnlen(raw, 150), name, sizeof(name));
+            asm_strip_scope_prefixes(raw, strnlen(raw, 150), name, sizeof(name));
             unsigned stmt = statement_naming(jobs[job].text, name);
             char statement[160] = "";
             if (stmt)
@@ -281,7 +218,7 @@ static int check_relocations(const struct object *o, struct asm_job *jobs, size_
                 bad = true;
                 if (!report_errors)
                     continue;
-                print_location(&jobs[job]);
+                asm_job_print_location(&jobs[job]);
                 fprintf(stderr, "%s ", code_part_asm_option(jobs[job].part));
                 if (stmt)
                     fprintf(stderr, "statement %u '%s': ", stmt, statement);
@@ -294,7 +231,7 @@ static int check_relocations(const struct object *o, struct asm_job *jobs, size_
                                     "alone, as in nanoBench\n");
             } else if (report_warnings && !warned && !bad) {
                 warned = true;
-                print_location(&jobs[job]);
+                asm_job_print_location(&jobs[job]);
                 fprintf(stderr, "%s ", code_part_asm_option(jobs[job].part));
                 if (stmt)
                     fprintf(stderr, "statement %u '%s': ", stmt, statement);
@@ -349,7 +286,7 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
         sections[i - first] = s;
         if (!s) { /* never silently empty code */
             if (report_errors) {
-                print_location(&jobs[i]);
+                asm_job_print_location(&jobs[i]);
                 fprintf(stderr, "%s: as wrote no code section for it\n",
                         code_part_asm_option(jobs[i].part));
             }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "nasm_batch.h"
 #include "asm_translate.h"
+#include "asm_job.h"
 #include "host_file.h"
 
 #include <errno.h>
@@ -15,35 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void append_str(char **out, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void append_str(char **out, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *piece;
-    int n = vasprintf(&piece, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        perror("nanobench");
-        exit(2);
-    }
-    *out = realloc(*out, *len + (size_t)n + 1);
-    memcpy(*out + *len, piece, (size_t)n + 1);
-    *len += (size_t)n;
-    free(piece);
-}
-
-static void print_location(const struct asm_job *j)
-{
-    if (j->bench_name)
-        fprintf(stderr, "nanobench: benchmark '%s'%s%s%s: ", j->bench_name, j->where ? " (" : "",
-                j->where ? j->where : "", j->where ? ")" : "");
-    else
-        fprintf(stderr, "nanobench: ");
-}
-
 /* Builds the nasm source for jobs[first..last); returns 0 or -1 (errors printed if report_errors). */
 static int build_source(struct asm_job *jobs, size_t first, size_t last, char **src, size_t *len,
                         bool report_errors)
@@ -52,42 +24,22 @@ static int build_source(struct asm_job *jobs, size_t first, size_t last, char **
     for (size_t i = first; i < last; i++) {
         char err[600], scope[32];
         /* Every part starts in the mode nanoBench assembles in, whatever the last one set. */
-        append_str(src, len, "bits 64\ndefault rel\n");
-        append_str(src, len, "__nb_start_%zu:\n%%line 0+1 nb%zu.%d\n", i, i, (int)jobs[i].part);
+        asm_text_append(src, len, "bits 64\ndefault rel\n");
+        asm_text_append(src, len, "__nb_start_%zu:\n%%line 0+1 nb%zu.%d\n", i, i, (int)jobs[i].part);
         snprintf(scope, sizeof(scope), "p%zu", i);
         if (asm_translate(jobs[i].text, scope, src, len, err, sizeof(err)) != 0) {
             failed = -1;
             if (report_errors) {
-                print_location(&jobs[i]);
+                asm_job_print_location(&jobs[i]);
                 fprintf(stderr, "%s %s\n", code_part_asm_option(jobs[i].part), err);
             }
         }
-        append_str(src, len, "%%line 0+1 nb-internal\n__nb_end_%zu:\n", i);
+        asm_text_append(src, len, "%%line 0+1 nb-internal\n__nb_end_%zu:\n", i);
     }
-    append_str(src, len, "align 8, db 0\n__nb_table:\n");
+    asm_text_append(src, len, "align 8, db 0\n__nb_table:\n");
     for (size_t i = first; i < last; i++)
-        append_str(src, len, "dq __nb_start_%zu, __nb_end_%zu\n", i, i);
+        asm_text_append(src, len, "dq __nb_start_%zu, __nb_end_%zu\n", i, i);
     return failed;
-}
-
-/* nasm's message line without the part prefix of renamed labels ("__nb_p3_loop" -> "loop"). */
-static size_t strip_part_prefixes(const char *line, size_t len, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len && n + 1 < cap;) {
-        size_t d = i + 6;
-        if (len - i > 6 && strncmp(line + i, "__nb_p", 6) == 0) {
-            while (d < len && line[d] >= '0' && line[d] <= '9')
-                d++;
-            if (d > i + 6 && d < len && line[d] == '_') {
-                i = d + 1;
-                continue;
-            }
-        }
-        buf[n++] = line[i++];
-    }
-    buf[n] = '\0';
-    return n;
 }
 
 /* Rewrites "nbJ.P:LINE: error: text" as a message naming benchmark, option and statement. */
@@ -97,7 +49,7 @@ static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *
     while (next && *next) {
         const char *eol = strchr(next, '\n');
         char line[1024];
-        size_t len = strip_part_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
+        size_t len = asm_strip_scope_prefixes(next, eol ? (size_t)(eol - next) : strlen(next), line,
                                          sizeof(line));
         next = eol ? eol + 1 : NULL;
         size_t job, lineno;
@@ -106,7 +58,7 @@ static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *
             job < n_jobs) {
             char statement[160];
             asm_statement(jobs[job].text, (unsigned)lineno, statement, sizeof(statement));
-            print_location(&jobs[job]);
+            asm_job_print_location(&jobs[job]);
             fprintf(stderr, "%s statement %zu '%s': %.*s\n", code_part_asm_option(jobs[job].part),
                     lineno, statement, (int)(len - (size_t)consumed), line + consumed);
         } else if (len > 0) {
@@ -115,26 +67,11 @@ static void report_nasm_output(struct asm_job *jobs, size_t n_jobs, const char *
     }
 }
 
-/* Runs nasm; returns its exit status (or -1), with its stderr in *output. */
+/* Runs nasm; returns its exit status (or -1), with its messages in *output. */
 static int run_nasm(const char *src_path, const char *bin_path, const char *err_path, char **output)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        if (!freopen(err_path, "w", stderr))
-            _exit(127);
-        execlp("nasm", "nasm", "-f", "bin", "-w-other", "-o", bin_path, src_path, (char *)NULL);
-        fprintf(stderr, "nb-internal:0: cannot run nasm: %s (install the nasm package)\n",
-                strerror(errno));
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0)
-        return -1;
-    size_t size;
-    *output = host_read_file(err_path, &size);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char *const argv[] = { "nasm", "-f", "bin", "-w-other", "-o", (char *)bin_path, (char *)src_path, NULL };
+    return asm_run_tool(argv, err_path, "nasm", output);
 }
 
 /* Assembles jobs[first..last) in one nasm run; returns 0 on success. */

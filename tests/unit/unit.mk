@@ -15,7 +15,7 @@ UNIT_BUILD   := build/host
 UNIT_OBJDIR  := $(UNIT_BUILD)/unit
 UNIT_BIN     := $(UNIT_BUILD)/unit_tests
 # The suite compiler's assembler front end (tools/) is host code tested here too.
-UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/host_file.c \
+UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/asm_job.c tools/host_file.c \
                   tools/gas_source.c tools/gas_batch.c tools/steps_list.c \
                   $(MICA_LIB_SRCS)
 UNIT_SRCS    := $(wildcard tests/unit/*.c) $(wildcard lib/*.c) $(wildcard kernel/*.c) $(wildcard pmu/*.c) \
