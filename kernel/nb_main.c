@@ -674,28 +674,37 @@ static void run_entries(struct run_state *s, const struct suite *suite)
     save_progress(s, suite->count, true);
 }
 
+/*
+ * Parses suite text into an arena from the firmware's data pages, doubling
+ * the arena until the suite fits (up to SUITE_ARENA_MAX); returns the arena
+ * (free it with free_mem and *arena_size), or NULL when memory ran out.
+ */
+static void *parse_suite_text(struct run_state *s, const char *text, size_t len, struct suite *suite,
+                              size_t *arena_size)
+{
+    struct nb_arena arena;
+    for (*arena_size = suite_arena_estimate(text, len); *arena_size <= SUITE_ARENA_MAX; *arena_size *= 2) {
+        void *memory = s->p->alloc_data(s->p->ctx, *arena_size);
+        if (!memory)
+            return NULL;
+        nb_arena_init(&arena, memory, *arena_size);
+        if (suite_parse(text, len, &arena, suite) == NB_OK)
+            return memory;
+        s->p->free_mem(s->p->ctx, memory, *arena_size);
+    }
+    return NULL;
+}
+
 /* Serve mode: the benchmarks of one request, run as suite entries (nb_serve.h). */
 static void serve_run_text(void *arg, const char *text, size_t len)
 {
     struct run_state *s = arg;
     /* A request's files may replace earlier ones of the same name: read them again. */
     forget_code_file(s);
-    struct nb_arena arena;
     struct suite suite;
-    void *memory = NULL;
-    int st = NB_ENOMEM;
-    size_t arena_size = suite_arena_estimate(text, len);
-    for (; arena_size <= SUITE_ARENA_MAX; arena_size *= 2) {
-        memory = s->p->alloc_data(s->p->ctx, arena_size);
-        if (!memory)
-            break;
-        nb_arena_init(&arena, memory, arena_size);
-        st = suite_parse(text, len, &arena, &suite);
-        if (st == NB_OK)
-            break;
-        s->p->free_mem(s->p->ctx, memory, arena_size);
-        memory = NULL;
-    }
+    size_t arena_size;
+    void *memory = parse_suite_text(s, text, len, &suite, &arena_size);
+    int st = memory ? NB_OK : NB_ENOMEM;
     if (st != NB_OK) {
         report_begin(&s->report, "request");
         report_error(&s->report, "out of memory parsing the request (%llu bytes)", (unsigned long long)len);
@@ -750,22 +759,10 @@ static void serve(struct run_state *s)
 
 static void run_suite(struct run_state *s, const char *text, size_t len)
 {
-    struct nb_arena arena;
     struct suite suite;
-    void *memory = NULL;
-    int st = NB_ENOMEM;
-    size_t arena_size = suite_arena_estimate(text, len);
-    for (; arena_size <= SUITE_ARENA_MAX; arena_size *= 2) {
-        memory = s->p->alloc_data(s->p->ctx, arena_size);
-        if (!memory)
-            break;
-        nb_arena_init(&arena, memory, arena_size);
-        st = suite_parse(text, len, &arena, &suite);
-        if (st == NB_OK)
-            break;
-        s->p->free_mem(s->p->ctx, memory, arena_size);
-        memory = NULL;
-    }
+    size_t arena_size;
+    void *memory = parse_suite_text(s, text, len, &suite, &arena_size);
+    int st = memory ? NB_OK : NB_ENOMEM;
     if (st != NB_OK) {
         report_line(&s->report, "error: out of memory parsing " NB_SUITE_PATH " (%llu bytes)",
                     (unsigned long long)len);
