@@ -78,3 +78,26 @@ int asm_run_tool(char *const argv[], const char *err_path, const char *package, 
     *output = host_read_file(err_path, &size);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+int asm_assemble_batched(struct asm_job *jobs, size_t n, const char *workdir, asm_range_fn range)
+{
+    if (n == 0)
+        return 0;
+    if (range(jobs, n, 0, n, workdir, false) == 0)
+        return 0;
+    /* Slow path, only on failure: one run per benchmark for exact attribution. */
+    int failed = 0;
+    for (size_t first = 0; first < n;) {
+        size_t last = first;
+        while (last < n && jobs[last].bench == jobs[first].bench)
+            last++;
+        for (size_t i = first; i < last; i++) {
+            free(jobs[i].bytes);
+            jobs[i].bytes = NULL;
+        }
+        if (range(jobs, n, first, last, workdir, true) != 0)
+            failed++;
+        first = last;
+    }
+    return failed;
+}

@@ -7,6 +7,7 @@
 #ifndef ASM_JOB_H
 #define ASM_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nasm_batch.h"
@@ -26,5 +27,15 @@ size_t asm_strip_scope_prefixes(const char *line, size_t len, char *buf, size_t 
  * install when the program is missing.
  */
 int asm_run_tool(char *const argv[], const char *err_path, const char *package, char **output);
+
+/* One assembler run over jobs[first..last); 0 on success (errors printed if report_errors). */
+typedef int (*asm_range_fn)(struct asm_job *jobs, size_t n_jobs, size_t first, size_t last,
+                            const char *workdir, bool report_errors);
+
+/*
+ * Every job in one run; only when that fails, one run per benchmark, so that
+ * each error names the right benchmark. Returns how many benchmarks failed.
+ */
+int asm_assemble_batched(struct asm_job *jobs, size_t n, const char *workdir, asm_range_fn range);
 
 #endif

@@ -248,7 +248,7 @@ static int check_relocations(const struct object *o, struct asm_job *jobs, size_
 
 /* Assembles jobs[first..last) in one as run; returns 0 on success. */
 static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, size_t last,
-                          const char *workdir, bool report_errors, bool report_warnings)
+                          const char *workdir, bool report_errors)
 {
     char *src = NULL;
     size_t len = 0;
@@ -298,11 +298,9 @@ static int assemble_range(struct asm_job *jobs, size_t n_jobs, size_t first, siz
     if (check_relocations(&o, jobs, first, last, sections, report_errors, false) != 0)
         goto out;
     /* Warnings only once the run is good (a failed run is assembled again, one benchmark at a time). */
-    if (report_warnings) {
-        if (output)
-            report_as_output(jobs, n_jobs, first, last, src_path, output);
-        check_relocations(&o, jobs, first, last, sections, false, true);
-    }
+    if (output)
+        report_as_output(jobs, n_jobs, first, last, src_path, output);
+    check_relocations(&o, jobs, first, last, sections, false, true);
     for (size_t i = first; i < last; i++) {
         size_t s = sections[i - first];
         jobs[i].len = s && o.sh[s].sh_type == SHT_PROGBITS ? (size_t)o.sh[s].sh_size : 0;
@@ -324,23 +322,5 @@ out:
 
 int gas_assemble(struct asm_job *jobs, size_t n, const char *workdir)
 {
-    if (n == 0)
-        return 0;
-    if (assemble_range(jobs, n, 0, n, workdir, false, true) == 0)
-        return 0;
-    /* Slow path, only on failure: one run per benchmark for exact attribution. */
-    int failed = 0;
-    for (size_t first = 0; first < n;) {
-        size_t last = first;
-        while (last < n && jobs[last].bench == jobs[first].bench)
-            last++;
-        for (size_t i = first; i < last; i++) {
-            free(jobs[i].bytes);
-            jobs[i].bytes = NULL;
-        }
-        if (assemble_range(jobs, n, first, last, workdir, true, true) != 0)
-            failed++;
-        first = last;
-    }
-    return failed;
+    return asm_assemble_batched(jobs, n, workdir, assemble_range);
 }

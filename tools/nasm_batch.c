@@ -129,19 +129,5 @@ out:
 
 int nasm_assemble(struct asm_job *jobs, size_t n, const char *workdir)
 {
-    if (n == 0)
-        return 0;
-    if (assemble_range(jobs, n, 0, n, workdir, false) == 0)
-        return 0;
-    /* Slow path, only on failure: one run per benchmark for exact attribution. */
-    int failed = 0;
-    for (size_t first = 0; first < n;) {
-        size_t last = first;
-        while (last < n && jobs[last].bench == jobs[first].bench)
-            last++;
-        if (assemble_range(jobs, n, first, last, workdir, true) != 0)
-            failed++;
-        first = last;
-    }
-    return failed;
+    return asm_assemble_batched(jobs, n, workdir, assemble_range);
 }
