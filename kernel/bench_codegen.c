@@ -177,14 +177,8 @@ static void emit_restore_gdt_tss(struct x86_emitter *e, uint8_t *buf)
 #define LAPIC_TIMER_INITIAL 0x380u
 #define MSR_X2APIC_TIMER_INITIAL 0x838u
 
-/* Writes `count` (from the data page, or 0) to the APIC timer's initial count. */
-static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p,
-                             bool stop)
+void codegen_emit_timer_initial(struct x86_emitter *e, const struct codegen_params *p)
 {
-    if (stop)
-        x86_xor_reg32(e, RCX);
-    else
-        x86_mov_reg32_from_rip(e, RCX, DATA(buf, watchdog_count));
     if (p->lapic_mmio_base) {
         x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_INITIAL);
         x86_mov_mem_rax_from_reg32(e, RCX);
@@ -194,6 +188,17 @@ static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct c
         x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_INITIAL);
         x86_wrmsr(e);
     }
+}
+
+/* Writes `count` (from the data page, or 0) to the APIC timer's initial count. */
+static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p,
+                             bool stop)
+{
+    if (stop)
+        x86_xor_reg32(e, RCX);
+    else
+        x86_mov_reg32_from_rip(e, RCX, DATA(buf, watchdog_count));
+    codegen_emit_timer_initial(e, p);
 }
 
 /* The save area is page-aligned, which XSAVE (64 bytes) and FXSAVE (16) need. */

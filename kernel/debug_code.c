@@ -106,15 +106,7 @@ static void pause_timer(struct x86_emitter *e, uint8_t *buf, const struct codege
 static void resume_timer(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_mov_reg32_from_rip(e, RCX, DATA(buf, debug_timer_left));
-    if (p->lapic_mmio_base) {
-        x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_INITIAL);
-        x86_mov_mem_rax_from_reg32(e, RCX);
-    } else {
-        x86_bytes(e, "\x89\xC8", 2); /* mov eax, ecx */
-        x86_xor_reg32(e, RDX);
-        x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_INITIAL);
-        x86_wrmsr(e);
-    }
+    codegen_emit_timer_initial(e, p);
 }
 
 /* XSAVE64/FXSAVE64 (store) or XRSTOR64/FXRSTOR64 at the absolute address p->debug_save. */
