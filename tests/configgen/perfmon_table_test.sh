@@ -47,6 +47,39 @@ fi
 PERFMON_COMMIT=test tools/configgen/perfmon_table.py intel "$tmp" X/events/x_core.json |
     grep -q '^# 1 deprecated events left out$' || { echo "perfmon_table_test: deprecated count"; status=1; }
 
+# --tma: the cmask/edge/invert variants the kept top-down metrics use, after their event;
+# none for an encoding the list names (STALL_CYCLES:c1 is STALL_CYCLES), an event the
+# list lacks, a non-encoding modifier, or a metric tma_table.py does not keep (level 3)
+mkdir -p "$tmp/X/metrics"
+cat > "$tmp/X/metrics/x_metrics.json" <<'JSON'
+{"Header": {"Version": "1"}, "Metrics": [
+ {"MetricName": "Heavy_Operations", "Category": "TMA", "Level": 2, "BaseFormula": "tma_helper",
+  "Events": [{"Name": "L1D_PEND_MISS.PENDING:c1", "Alias": "a"}, {"Name": "TOPDOWN.SLOTS:perf_metrics", "Alias": "b"}]},
+ {"MetricName": "Helper", "Category": "TMA", "Level": 3, "BaseFormula": "x",
+  "Events": [{"Name": "L1D_PEND_MISS.PENDING:c2:e1", "Alias": "a"}, {"Name": "UOPS_ISSUED.STALL_CYCLES:c1", "Alias": "b"},
+             {"Name": "NOT.LISTED:c1", "Alias": "c"}]},
+ {"MetricName": "Deep", "Category": "TMA", "Level": 3, "BaseFormula": "y",
+  "Events": [{"Name": "L1D_PEND_MISS.PENDING:c3", "Alias": "a"}]}
+]}
+JSON
+want="vendor intel
+gp 8
+00.01 INST_RETIRED.ANY fixed:0
+0E.01.CMSK=1.INV UOPS_ISSUED.STALL_CYCLES 0-7
+48.01 L1D_PEND_MISS.PENDING 2
+48.01.CMSK=1 L1D_PEND_MISS.PENDING.CMSK1 2 tma:L1D_PEND_MISS.PENDING:c1
+48.01.CMSK=2.EDG L1D_PEND_MISS.PENDING.CMSK2.EDG 2 tma:L1D_PEND_MISS.PENDING:c2:e1
+B7.01.MSR_RSP0=0x10001 OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE 0-3 offcore
+C3.01.CMSK=1.EDG MACHINE_CLEARS.COUNT 0-7
+A2.02 X.EXT 0-7 skip:UMaskExt_(PERFEVTSEL[47:40])"
+out=$(PERFMON_COMMIT=test tools/configgen/perfmon_table.py intel "$tmp" X/events/x_core.json --tma X/metrics/x_metrics.json)
+got=$(echo "$out" | grep -v '^#')
+if [ "$got" != "$want" ]; then
+    echo "perfmon_table_test: intel --tma output differs"; diff <(echo "$want") <(echo "$got"); status=1
+fi
+echo "$out" | grep -q '^# 2 variants (flag tma:) of events that the top-down formulas of intel/perfmon X/metrics/x_metrics.json use$' ||
+    { echo "perfmon_table_test: --tma variant count"; status=1; }
+
 cat > "$tmp/pipeline.json" <<'JSON'
 [
  {"MetricName": "m", "MetricExpr": "a / b"},
@@ -65,5 +98,5 @@ got=$(tools/configgen/perfmon_table.py amd test amdzenX "$tmp/pipeline.json" | g
 if [ "$got" != "$want" ]; then
     echo "perfmon_table_test: amd output differs"; diff <(echo "$want") <(echo "$got"); status=1
 fi
-[ $status -eq 0 ] && echo "perfmon_table_test: intel and amd reductions as expected"
+[ $status -eq 0 ] && echo "perfmon_table_test: intel (with and without --tma) and amd reductions as expected"
 exit $status

@@ -152,6 +152,11 @@ int gen_table_load(const char *path, struct gen_table *t)
                 e->offcore = true;
             } else if (strcmp(fl, "merge") == 0) {
                 e->needs_merge = true;
+            } else if (strncmp(fl, "tma:", 4) == 0 && fl[4]) {
+                /* A variant Intel's TMA formulas use (perfmon_table.py --tma) */
+                snprintf(e->note, sizeof(e->note),
+                         "%.64s: %.64s of Intel's top-down (TMA) formulas; the event list "
+                         "names no event with this encoding", name, fl + 4);
             } else if (strncmp(fl, "skip:", 5) == 0) {
                 if (e->status == GEN_KEEP) {
                     e->status = GEN_SKIP_BITS;

@@ -7,7 +7,8 @@
  * event per line:  CODE NAME COUNTERS [FLAG...]
  *   CODE      nanoBench encoding without .CTR (gen_evtsel.h grammar)
  *   COUNTERS  allowed counters "0-3" / "0,1" / "2", "any", or "fixed:N" (fixed only)
- *   FLAG      offcore | merge | skip:WHY
+ *   FLAG      offcore | merge | skip:WHY | tma:EVENT:MODS (a variant Intel's TMA
+ *             formulas use; written with a comment saying so)
  */
 #ifndef GEN_TABLE_H
 #define GEN_TABLE_H

@@ -4,9 +4,15 @@
 Run by hand on the host (not by make); its output is committed under
 configs/tables/ and read by tools/gen_configs (configs/README.md, "Event tables").
 
-    tools/configgen/perfmon_table.py intel PERFMON_DIR REL_PATH > configs/tables/NAME.txt
+    tools/configgen/perfmon_table.py intel PERFMON_DIR REL_PATH [--tma METRICS_REL_PATH] > configs/tables/NAME.txt
         Intel perfmon event file, e.g. SKL/events/skylake_core.json in a checkout of
         github.com/intel/perfmon (the commit is read with git when PERFMON_DIR is one).
+        --tma: also the counter-mask / edge / invert variants (EVENT:c1, :e1, :i1) that
+        the top-down formulas of that perfmon metric file use (the metrics
+        tools/configgen/tma_table.py keeps) and the event file does not list under a name
+        of its own: e.g. UOPS_DECODED.DEC0:c1 of Ice Lake's Heavy_Operations becomes
+        "56.01.CMSK=1 UOPS_DECODED.DEC0.CMSK1 0-3 tma:UOPS_DECODED.DEC0:c1", placed after
+        its event, with its event's counters.
     tools/configgen/perfmon_table.py amd LINUX_COMMIT DIR_LABEL FILE.json... > configs/tables/NAME.txt
         The AMD PPR event lists as carried in Linux tools/perf/pmu-events/arch/x86/amdzenN.
 
@@ -18,10 +24,12 @@ Table line:  CODE NAME COUNTERS [FLAG...]
   COUNTERS  allowed general-purpose counters ("0-3", "0,1", "2"), "any" when the source
             names none, or "fixed:N" for an event only fixed counter N counts
   FLAG      offcore (programs MSR_OFFCORE_RSP_x), merge (AMD: exact only with the
-            MergeEvent pairing), skip:WHY (kept for the record, not written to configs)
+            MergeEvent pairing), skip:WHY (kept for the record, not written to configs),
+            tma:EVENT:MODS (a variant of EVENT that TMA's formulas use, see --tma)
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -109,13 +117,57 @@ def git_commit(d):
         return "unknown"
 
 
-def intel(perfmon_dir, rel):
+# TMA's event modifiers (perf's syntax) -> the event-file fields that express them
+TMA_MODS = {"e1": ("EdgeDetect", "1"), "i1": ("Invert", "1")}
+
+
+def tma_variants(perfmon_dir, metrics_rel, events):
+    """{event name: [(TMA's name, the variant as an event-file entry)]} for the modified
+    events (EVENT:cN / :e1 / :i1) of the metrics tma_table.py keeps from metrics_rel whose
+    encoding no event of `events` has. Other modifiers (:perf_metrics, :percore, ...) are
+    no encodings and are passed over."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tma_table
+    with open(os.path.join(perfmon_dir, metrics_rel)) as f:
+        kept = tma_table.kept(json.load(f))
+    by_name = {e["EventName"].strip().upper(): e for e in events}
+    have = {intel_line(e).split()[0] for e in events}
+    out, seen = {}, set()
+    for m in kept.values():
+        for ev in m.get("Events", []):
+            parts = ev["Name"].split(":")
+            base, mods = parts[0].upper(), [p.lower() for p in parts[1:]]
+            if not mods or base not in by_name or ev["Name"] in seen:
+                continue
+            if not all(re.fullmatch(r"c\d+", x) or x in TMA_MODS for x in mods):
+                continue
+            seen.add(ev["Name"])
+            v = dict(by_name[base])
+            suffix = ""
+            for x in mods:
+                if x in TMA_MODS:
+                    v[TMA_MODS[x][0]] = TMA_MODS[x][1]
+                else:
+                    v["CounterMask"] = x[1:]
+            cm, ed, inv = num(v.get("CounterMask", "0")), num(v.get("EdgeDetect", "0")), num(v.get("Invert", "0"))
+            suffix = (".CMSK%d" % cm if cm else "") + (".EDG" if ed else "") + (".INV" if inv else "")
+            v["EventName"] = base + suffix
+            if intel_line(v).split()[0] in have:
+                continue  # the event file names this encoding already
+            have.add(intel_line(v).split()[0])
+            out.setdefault(base, []).append((ev["Name"], v))
+    return out
+
+
+def intel(perfmon_dir, rel, metrics_rel=None):
     with open(os.path.join(perfmon_dir, rel)) as f:
         data = json.load(f)
     hdr = data.get("Header", {})
     events = data["Events"]
+    live = [e for e in events if not num(e.get("Deprecated", "0"))]
+    variants = tma_variants(perfmon_dir, metrics_rel, live) if metrics_rel else {}
     gp = set()
-    lines, dropped = [], 0
+    lines, dropped, added = [], 0, 0
     for e in events:
         if num(e.get("Deprecated", "0")):
             dropped += 1
@@ -127,10 +179,18 @@ def intel(perfmon_dir, rel):
             if e.get("CounterHTOff") and not e["CounterHTOff"].lower().startswith("fixed"):
                 gp |= set(counters(e["CounterHTOff"]))
         lines.append(line)
+        for tma_name, v in variants.pop(e["EventName"].strip().upper(), []):
+            lines.append("%s tma:%s" % (intel_line(v), tma_name))
+            added += 1
     print("# Event table (facts only, no descriptions) reduced by tools/configgen/perfmon_table.py")
     print("# source: intel/perfmon %s version %s (commit %s)" %
           (rel, hdr.get("Version", "?"), git_commit(perfmon_dir)))
-    print("# command: tools/configgen/perfmon_table.py intel PERFMON_DIR %s" % rel)
+    if metrics_rel:
+        print("# command: tools/configgen/perfmon_table.py intel PERFMON_DIR %s --tma %s" % (rel, metrics_rel))
+        print("# %d variants (flag tma:) of events that the top-down formulas of intel/perfmon %s use"
+              % (added, metrics_rel))
+    else:
+        print("# command: tools/configgen/perfmon_table.py intel PERFMON_DIR %s" % rel)
     print("# %d deprecated events left out" % dropped)
     print("vendor intel")
     print("gp %d" % (max(gp) + 1 if gp else 0))
@@ -183,6 +243,8 @@ def amd(commit, label, files):
 def main(argv):
     if len(argv) == 4 and argv[1] == "intel":
         intel(argv[2], argv[3])
+    elif len(argv) == 6 and argv[1] == "intel" and argv[4] == "--tma":
+        intel(argv[2], argv[3], argv[5])
     elif len(argv) >= 5 and argv[1] == "amd":
         amd(argv[2], argv[3], argv[4:])
     else:

@@ -41,6 +41,22 @@ def wanted(m):
             and not name.startswith(("Bottleneck", "Info_")))
 
 
+def kept(data):
+    """The metrics of a perfmon metric file (its parsed JSON) we keep: the wanted ones and
+    every metric their formulas refer to, by name (perfmon_table.py --tma reads it too)."""
+    by_ref = {"tma_" + m["MetricName"].lower(): m for m in data["Metrics"]}
+    keep, todo = {}, [m for m in data["Metrics"] if wanted(m)]
+    while todo:
+        m = todo.pop(0)
+        if m["MetricName"] in keep:
+            continue
+        keep[m["MetricName"]] = m
+        for ref in re.findall(r"\btma_[a-z0-9_]+", m.get("BaseFormula", "")):
+            if ref in by_ref and by_ref[ref]["MetricName"] not in keep:
+                todo.append(by_ref[ref])
+    return keep
+
+
 # E-core_TMA_Metrics.csv: column -> what its formulas are written for
 ECORE_COLUMNS = ("ARL-SKT", "LNL-SKT", "CMT", "GRT")
 
@@ -133,16 +149,7 @@ def main(argv):
     with open(os.path.join(top, rel)) as f:
         data = json.load(f)
     commit = git_commit(top)
-    by_ref = {"tma_" + m["MetricName"].lower(): m for m in data["Metrics"]}
-    keep, todo = {}, [m for m in data["Metrics"] if wanted(m)]
-    while todo:
-        m = todo.pop(0)
-        if m["MetricName"] in keep:
-            continue
-        keep[m["MetricName"]] = m
-        for ref in re.findall(r"\btma_[a-z0-9_]+", m.get("BaseFormula", "")):
-            if ref in by_ref and by_ref[ref]["MetricName"] not in keep:
-                todo.append(by_ref[ref])
+    keep = kept(data)
     h = data.get("Header", {})
     out = {
         "source": "intel/perfmon %s" % rel,
