@@ -42,6 +42,52 @@ KNOWN_DIFFERENCES = {
     for prefix in ("SkylakeX", "CascadeLakeX")
 }
 TOL = 1e-9
+# The level-2 nodes a metric file may leave out (named in its "# level 2 without" comments):
+# exactly these, no more and no fewer. Haswell and Broadwell: TMA's Memory_Bound has a
+# conditional (and Core_Bound uses it), which the metric language cannot express.
+LEVEL2_LEFT_OUT = {p: {"TD_MEMORY_BOUND", "TD_CORE_BOUND"}
+                   for p in ("Haswell", "HaswellX", "Broadwell", "BroadwellX")}
+
+# Hand-computed cases: counts under our event names and the level-1/2 values worked out by
+# hand from perfmon's formula text, not from our metric files or the translator. Ice Lake,
+# Ice Lake-SP, Tiger Lake and Rocket Lake share these formulas (their metric files'
+# BaseFormula, TMA_Metrics-full.csv's ICL column); IA32_PERF_METRICS has only level 1 there:
+#   SLOTS = 1e6 slots; fields FE 0.2, BS 0.1, RET 0.4, BE 0.3 (sum 1)
+#   Frontend_Bound = 0.2 - UOP_DROPPING 10000/1e6                       = 0.19
+#   Backend_Bound  = 0.3 + 5 * CLEARS_COUNT 2000 / 1e6                   = 0.31
+#   Retiring       = 0.4
+#   Bad_Speculation = max(1 - (0.19 + 0.31 + 0.4), 0)                    = 0.10
+#   Fetch_Latency  = (5 * CYCLES_0_UOPS_DELIV 30000 - 10000) / 1e6       = 0.14
+#   Fetch_Bandwidth = max(0, 0.19 - 0.14)                                = 0.05
+#   Branch_Mispredicts = 3000 / (3000 + MACHINE_CLEARS 1000) * 0.10      = 0.075
+#   Machine_Clears = max(0, 0.10 - 0.075)                                = 0.025
+#   Memory_Bound = (STALLS_MEM_ANY 50000 + BOUND_ON_STORES 10000)
+#                  / (STALLS_TOTAL 80000 + (1_PORTS 25000 + 0.4 * 2_PORTS 25000) + 10000) * 0.31
+#                = 60000 / 125000 * 0.31                                 = 0.1488
+#   Core_Bound = max(0, 0.31 - 0.1488)                                   = 0.1612
+#   Heavy_Operations = Microcode_Sequencer + Retiring * (DEC0 - DEC0:c1) / MITE_UOPS
+#                    = (UOPS_RETIRED.SLOTS 300000 / UOPS_ISSUED 400000) * MS_UOPS 40000 / 1e6
+#                      + 0.4 * (90000 - 60000) / 200000 = 0.03 + 0.06   = 0.09
+#   Light_Operations = max(0, 0.4 - 0.09)                                = 0.31
+ICL_COUNTS = {
+    "TOPDOWN.SLOTS": 1e6, "TOPDOWN.FE_BOUND": 2e5, "TOPDOWN.BAD_SPEC": 1e5,
+    "TOPDOWN.RETIRING": 4e5, "TOPDOWN.BE_BOUND": 3e5,
+    "INT_MISC.UOP_DROPPING": 10000, "INT_MISC.CLEARS_COUNT": 2000,
+    "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE": 30000,
+    "BR_MISP_RETIRED.ALL_BRANCHES": 3000, "MACHINE_CLEARS.COUNT": 1000,
+    "CYCLE_ACTIVITY.STALLS_MEM_ANY": 50000, "EXE_ACTIVITY.BOUND_ON_STORES": 10000,
+    "CYCLE_ACTIVITY.STALLS_TOTAL": 80000, "EXE_ACTIVITY.1_PORTS_UTIL": 25000,
+    "EXE_ACTIVITY.2_PORTS_UTIL": 25000,
+    "UOPS_RETIRED.SLOTS": 300000, "UOPS_ISSUED.ANY": 400000, "IDQ.MS_UOPS": 40000,
+    "UOPS_DECODED.DEC0": 90000, "UOPS_DECODED.DEC0.CMSK1": 60000, "IDQ.MITE_UOPS": 200000,
+}
+ICL_EXPECTED = {
+    "TD_FRONTEND_BOUND": 0.19, "TD_FETCH_LATENCY": 0.14, "TD_FETCH_BANDWIDTH": 0.05,
+    "TD_BAD_SPECULATION": 0.10, "TD_BRANCH_MISPREDICTS": 0.075, "TD_MACHINE_CLEARS": 0.025,
+    "TD_RETIRING": 0.4, "TD_HEAVY_OPERATIONS": 0.09, "TD_LIGHT_OPERATIONS": 0.31,
+    "TD_BACKEND_BOUND": 0.31, "TD_MEMORY_BOUND": 0.1488, "TD_CORE_BOUND": 0.1612,
+}
+EXACT_CASES = {p: (ICL_COUNTS, ICL_EXPECTED) for p in ("IceLake", "IceLakeX", "TigerLake", "RocketLake")}
 
 
 def read_metric_file(path):
@@ -106,12 +152,27 @@ def check_prefix(prefix, tma):
     problems, compared = [], 0
     tree = [m for m in tma["metrics"] if m.get("Level") in (1, 2) and not m["MetricName"].startswith("Info_")]
     wanted = tree + [m for m in tma["metrics"] if m["MetricName"] in T.INFO or m["MetricName"] in T.SAME_AS_OURS]
+    left_out = set(re.findall(r"^# level 2 without (\S+)", text, re.M))
     for m in tree:
         ours = T.our_name(m["MetricName"])
         if m.get("Level") == 1 and ours not in exprs:
             problems.append("%s: level-1 node %s is not a formula" % (prefix, ours))
-        elif ours not in exprs and not re.search(r"# level 2 without %s\b" % re.escape(ours), text):
+        elif ours not in exprs and ours not in left_out:
             problems.append("%s: level-2 node %s is neither a formula nor named as left out" % (prefix, ours))
+    if left_out != LEVEL2_LEFT_OUT.get(prefix, set()):
+        problems.append("%s: level 2 leaves out %s, expected %s" % (
+            prefix, sorted(left_out) or "nothing", sorted(LEVEL2_LEFT_OUT.get(prefix, set())) or "nothing"))
+    if prefix in EXACT_CASES:
+        counts, expected = EXACT_CASES[prefix]
+        for name, want in sorted(expected.items()):
+            try:
+                got = eval_ours(name, exprs, counts, consts, {})
+            except (KeyError, ZeroDivisionError) as e:
+                problems.append("%s: hand-computed case: %s: %r" % (prefix, name, e))
+                continue
+            compared += 1
+            if abs(got - want) > 1e-12:
+                problems.append("%s: hand-computed case: %s = %.15g, by hand %.15g" % (prefix, name, got, want))
     events = sorted({ev["Name"] for m in tma["metrics"] for ev in m.get("Events", [])})
     plain = {}  # "C7.08" -> our event of that plain encoding (no cmask, edge, ...)
     for name, code in t.codes.items():
