@@ -1167,13 +1167,16 @@ static void ice_lake_x_medium(struct host_platform *h)
  * SIX_RATES plus, per copy: 0.12 uops dropped (0D/10), 0.06 clears (0D/01 cmask 1),
  * 0.18 cycles without a uop delivered (9C/01 cmask 5), 0.3 mispredicted branches, 0.1
  * machine clears (C3/01 cmask 1), 0.6 memory stall cycles (A3/14 cmask 20), 0.1 cycles
- * bound on stores (A6/40 cmask 2), 0.4 and 0.5 cycles with 1 and 2 ports used.
+ * bound on stores (A6/40 cmask 2), 0.4 and 0.5 cycles with 1 and 2 ports used; 3 retire
+ * slots (C2/02), 0.4 uops from the microcode sequencer (79/30) and 2 from the legacy
+ * decoders (79/04), 1.5 uops from decoder 0 (56/01) in 1.2 cycles (56/01 cmask 1).
  */
 static const struct rate TOPDOWN_ICX_RATES[] = {
     { 0xC0, 0x00, 300 }, { 0x3C, 0x00, 150 }, { 0x0E, 0x01, 400 },   { 0xA3, 0x04, 25 },
     { 0xC4, 0x00, 100 }, { 0xD1, 0x01, 50 },  { 0x0D, 0x10, 12 },    { 0x0D, 0x01, 6, 1 },
     { 0x9C, 0x01, 18, 5 }, { 0xC5, 0x00, 30 }, { 0xC3, 0x01, 10, 1 }, { 0xA3, 0x14, 60, 20 },
-    { 0xA6, 0x40, 10, 2 }, { 0xA6, 0x02, 40 }, { 0xA6, 0x04, 50 },
+    { 0xA6, 0x40, 10, 2 }, { 0xA6, 0x02, 40 }, { 0xA6, 0x04, 50 },   { 0xC2, 0x02, 300 },
+    { 0x79, 0x30, 40 },  { 0x79, 0x04, 200 }, { 0x56, 0x01, 150 },   { 0x56, 0x01, 120, 1 },
 };
 
 /*
@@ -1188,7 +1191,9 @@ static const struct rate TOPDOWN_ICX_RATES[] = {
  * 0.07; fetch latency (5 x 0.18 - 0.12)/6 = 0.13; bandwidth 0.278 - 0.13 = 0.148 ->
  * 0.15; mispredicts 0.3/0.4 x 0.072 = 0.054 -> 0.05; machine clears 0.018 -> 0.02;
  * memory bound (0.6 + 0.1)/(0.25 + (0.4 + 0.40 x 0.5) + 0.1) x 0.25 = 0.1842 -> 0.18;
- * core bound 0.25 - 0.1842 = 0.0658 -> 0.07.
+ * core bound 0.25 - 0.1842 = 0.0658 -> 0.07; heavy operations: microcode sequencer
+ * 3/4 x 0.4/6 = 0.05, plus retiring x (1.5 - 1.2)/2 = 0.40 x 0.15 = 0.06, = 0.11;
+ * light operations 0.40 - 0.11 = 0.29.
  */
 NB_TEST(results_topdown_level2_refused_on_ice_lake)
 {
@@ -1203,7 +1208,8 @@ NB_TEST(results_topdown_level2_refused_on_ice_lake)
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 3.00\nTD_FRONTEND_BOUND: 0.28\nTD_FETCH_LATENCY: 0.13\n"
                  "TD_FETCH_BANDWIDTH: 0.15\nTD_BAD_SPECULATION: 0.07\nTD_BRANCH_MISPREDICTS: 0.05\n"
-                 "TD_MACHINE_CLEARS: 0.02\nTD_RETIRING: 0.40\nTD_BACKEND_BOUND: 0.25\n"
+                 "TD_MACHINE_CLEARS: 0.02\nTD_RETIRING: 0.40\nTD_LIGHT_OPERATIONS: 0.29\n"
+                 "TD_HEAVY_OPERATIONS: 0.11\nTD_BACKEND_BOUND: 0.25\n"
                  "TD_MEMORY_BOUND: 0.18\nTD_CORE_BOUND: 0.07\n");
     x.o.metrics = NULL;
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n00.84 TOPDOWN.HEAVY_OPS\n00.80 TOPDOWN.RETIRING\n"),
