@@ -5,6 +5,7 @@
 #include "cycle_by_cycle.h"
 #include "nb_text.h"
 #include "pmu_freeze.h"
+#include "serve_table.h"
 
 struct cycles_run {
     struct bench_context *bench;
@@ -51,6 +52,53 @@ static int write_table(const struct nb_platform *p, const char *path, const stru
     }
     p->free_mem(p->ctx, text, len);
     return st;
+}
+
+/*
+ * Serve mode: the table as a block of the reply (serve_table.h), after the
+ * benchmark's CSV rows: the reading before cycle 1 when there is one, then
+ * the counts of each cycle.
+ */
+static void capture_table(const struct nb_platform *p, struct report *r, const char *name,
+                          const struct cbc_result *res)
+{
+    size_t n_rows = res->n_cycles + (res->has_start ? 1 : 0);
+    size_t rows_size = sizeof(int64_t) * (n_rows ? n_rows : 1) * res->n_events;
+    int64_t *rows = p->alloc_data(p->ctx, rows_size);
+    if (!rows) {
+        report_error(r, "-cycle_by_cycle: out of memory for the reply's table");
+        return;
+    }
+    size_t k = 0;
+    if (res->has_start)
+        for (size_t e = 0; e < res->n_events; e++)
+            rows[k++] = res->start[e];
+    for (size_t i = 0; i < res->n_cycles * res->n_events; i++)
+        rows[k++] = res->counts[i];
+    struct serve_table t = { name, res->n_events, res->names, n_rows, rows };
+    size_t room = r->capture_cap - r->capture_len;
+    size_t n = serve_table_encode((uint8_t *)r->capture + r->capture_len, room, &t);
+    p->free_mem(p->ctx, rows, rows_size);
+    if (n == 0)
+        report_error(r, "-cycle_by_cycle: the table cannot go into the reply (a name is empty or longer "
+                        "than %u bytes)", SERVE_TABLE_NAME_MAX);
+    else if (n > room)
+        r->capture_full = true;
+    else
+        r->capture_len += n;
+}
+
+void bench_cycles_report(const struct nb_platform *p, struct report *r, const char *name,
+                         const struct cbc_result *res)
+{
+    char path[128];
+    table_path(r, name, path, sizeof(path));
+    if (write_table(p, path, res) != NB_OK)
+        report_error(r, "-cycle_by_cycle: cannot write %s", path);
+    else
+        report_line(r, "cycles: %s, %zu cycles of %zu events", path, res->n_cycles, res->n_events);
+    if (r->capture)
+        capture_table(p, r, name, res);
 }
 
 void bench_cycles_run(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
@@ -101,11 +149,6 @@ void bench_cycles_run(struct counter_env *env, struct bench_context *bench, cons
         report_error(r, "%s", err);
         return;
     }
-    char path[128];
-    table_path(r, name, path, sizeof(path));
-    if (write_table(bench->p, path, &res) != NB_OK)
-        report_error(r, "-cycle_by_cycle: cannot write %s", path);
-    else
-        report_line(r, "cycles: %s, %zu cycles of %zu events", path, res.n_cycles, res.n_events);
+    bench_cycles_report(bench->p, r, name, &res);
     cbc_free(env->p, &res);
 }

@@ -289,6 +289,9 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         status = NB_ENOMEM;
         goto out;
     }
+    r->has_start = skip != 0;
+    for (size_t e = 0; skip && e < c->n_events; e++)
+        r->start[e] = cum[e];
     for (size_t i = skip; i < keep; i++) {
         for (size_t e = 0; e < c->n_events; e++) {
             int64_t now = cum[i * b.n_all + e], before = i ? cum[(i - 1) * b.n_all + e] : 0;

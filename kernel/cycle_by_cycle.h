@@ -66,6 +66,14 @@ struct cbc_result {
     size_t n_cycles;
     int64_t *counts;  /* n_cycles rows of n_events: the events of cycle 1, 2, ... */
     size_t counts_size;
+    /*
+     * Without -end_to_end the counts start from a reading: the (clamped)
+     * running totals at the end of the cycle before cycle 1 (kernelNanoBench.py's
+     * first value; nonzero for retired events the empty template did not
+     * retire). With -end_to_end cycle 1 starts from the counters' zero.
+     */
+    bool has_start;
+    int64_t start[CBC_MAX_EVENTS];
 };
 
 /*

@@ -68,9 +68,6 @@ def setNanoBenchParameters(config=None, configFile=None, msrConfig=None, msrConf
     if codeOffset:
         raise NanoBenchError('codeOffset=%r: nanoBench-EFI places the code at -alignment_offset only; '
                              'it has no code offset' % codeOffset)
-    if endToEnd:
-        raise NanoBenchError('endToEnd=True: it applies to runNanoBenchCycleByCycle, which serve mode '
-                             'cannot answer yet (the per-cycle table stays on the image)')
     if aggregateFunction is not None and aggregateFunction not in _AGGREGATES:
         raise NanoBenchError('aggregateFunction=%r: one of avg, med, min, max' % (aggregateFunction,))
     if config is not None:
@@ -146,8 +143,8 @@ def _code_words(part, asm, obj, binary):
     return []
 
 
-def _run(code, codeObjFile, codeBinFile, init, initObjFile, initBinFile, lateInit, lateInitObjFile,
-         lateInitBinFile, oneTimeInit, oneTimeInitObjFile, oneTimeInitBinFile, cpu, detP23):
+def _words(code, codeObjFile, codeBinFile, init, initObjFile, initBinFile, lateInit, lateInitObjFile,
+           lateInitBinFile, oneTimeInit, oneTimeInitObjFile, oneTimeInitBinFile, cpu, detP23):
     if detP23:
         raise NanoBenchError('detP23=True: its init code programs Intel counter 0 directly; '
                              'nanoBench-EFI does not run it')
@@ -157,21 +154,34 @@ def _run(code, codeObjFile, codeBinFile, init, initObjFile, initBinFile, lateIni
              + _parameter_words())
     if cpu is not None:
         words += ['-cpu', str(int(cpu))]
-    return run_words(words)
+    return words
+
+
+def _run(*args):
+    return run_words(_words(*args))
 
 
 def run_words(words):
-    """Runs one benchmark given as tools/nanobench options; returns its CSV rows as (event, value)."""
+    """Runs one benchmark given as tools/nanobench options; returns its CSV rows as (event, value, min, max)."""
+    return _request(words)[0]
+
+
+def _request(words):
+    """Runs the benchmark; (its CSV rows, its cycle-by-cycle tables: frame.CycleTable)."""
     s = session()
     text, files = _compiler().compile(words)
     sent = s.__dict__.setdefault('files_sent', {})
     changed = {p: d for p, d in files.items() if sent.get(p) != d}
-    from .frame import bench_payload, BENCH
+    from .frame import bench_payload, split_reply, TableError, BENCH
     reply = s.request(BENCH, bench_payload(changed, text))
     sent.update(changed)
+    try:
+        csv_text, tables = split_reply(reply)
+    except TableError as e:
+        raise NanoBenchError('the reply of the image: %s' % e)
     rows = []
     # The image's CSV rows: benchmark,event,value,min,max (min and max only with -range).
-    for parts in csv.reader(reply.decode(errors='replace').splitlines()):
+    for parts in csv.reader(csv_text.decode(errors='replace').splitlines()):
         if len(parts) < 3:
             continue
         event, value = parts[1], parts[2]
@@ -179,7 +189,7 @@ def run_words(words):
         if event == 'error':
             raise NanoBenchError(value.replace('suite line 1: ', ''))
         rows.append((event, value, lo, hi))
-    return rows
+    return rows, tables
 
 
 _RANGE = re.compile(r'^\s*(\S+)\s*\[(.*);(.*)\]\s*$')
@@ -209,11 +219,51 @@ def runNanoBench(code='', codeObjFile=None, codeBinFile=None, init='', initObjFi
     return ret
 
 
-def runNanoBenchCycleByCycle(*args, **kwargs):
-    # The image measures cycle by cycle (-cycle_by_cycle, Intel perfmon v2+ only), but serve mode's
-    # reply carries the results CSV rows, not the per-cycle table it writes to its partition.
-    raise NanoBenchError('runNanoBenchCycleByCycle: serve mode does not return the per-cycle table yet; '
-                         'run the benchmark with tools/nanobench -cycle_by_cycle (run-NNNN-<name>-cycles.csv)')
+# The image's errors for which kernelNanoBench.py's function returns None (it cannot find where the
+# benchmark ends in the measured cycles); every other error raises.
+_CYCLES_NONE = ('-cycle_by_cycle: the end of the benchmark could not be found',
+                '-cycle_by_cycle: the LFENCE after the benchmark could not be found')
+
+
+def runNanoBenchCycleByCycle(code='', codeObjFile=None, codeBinFile=None, init='', initObjFile=None,
+                             initBinFile=None, lateInit='', lateInitObjFile=None, lateInitBinFile=None,
+                             oneTimeInit='', oneTimeInitObjFile=None, oneTimeInitBinFile=None, cpu=None,
+                             detP23=False):
+    """Measures the benchmark cycle by cycle (-cycle_by_cycle: Intel, architectural perfmon v2+).
+
+    An OrderedDict event -> (values, [], []): values[i] is what the event
+    counted up to the end of the ith measured cycle (running totals, as
+    kernelNanoBench.py returns them); the empty lists stand for its min and
+    max, which it fills only with range=True. With endToEnd=True every
+    cycle of the run, the image's template included. None when the image
+    cannot find where the benchmark ends (kernelNanoBench.py returns None
+    there too; the reason is in the results file).
+    """
+    if paramDict.get('range'):
+        raise NanoBenchError('range=True: the image keeps one value per cycle (the aggregate of '
+                             '-n_measurements runs), not the min and max runNanoBenchCycleByCycle would '
+                             'return with it')
+    words = _words(code, codeObjFile, codeBinFile, init, initObjFile, initBinFile, lateInit, lateInitObjFile,
+                   lateInitBinFile, oneTimeInit, oneTimeInitObjFile, oneTimeInitBinFile, cpu, detP23)
+    words.append('-cycle_by_cycle')
+    if paramDict.get('endToEnd'):
+        words.append('-end_to_end')
+    try:
+        rows, tables = _request(words)
+    except NanoBenchError as e:
+        if str(e).startswith(_CYCLES_NONE):
+            return None
+        raise
+    if len(tables) != 1:
+        raise NanoBenchError('the reply of the image has %d cycle tables (one expected); CSV rows: %r'
+                             % (len(tables), rows))
+    t = tables[0]
+    result = OrderedDict()
+    for name, values in zip(t.events, t.totals()):
+        result[name] = (values, [], [])
+    if paramDict.get('verbose'):
+        print('\n'.join('%s: %s' % (k, v[0]) for k, v in result.items()))
+    return result
 
 
 def _areas():

@@ -61,12 +61,8 @@ def test_areas(nb):
 def test_parameters_it_cannot_honour_raise(nb):
     with pytest.raises(NanoBenchError, match='no code offset'):
         nb.setNanoBenchParameters(codeOffset=4)
-    with pytest.raises(NanoBenchError, match='per-cycle table stays on the image'):
-        nb.setNanoBenchParameters(endToEnd=True)
     with pytest.raises(NanoBenchError, match='detP23'):
         nb.runNanoBench(code=ADD2, detP23=True)
-    with pytest.raises(NanoBenchError, match='does not return the per-cycle table'):
-        nb.runNanoBenchCycleByCycle(code=ADD2)
     with pytest.raises(NanoBenchError, match='one of avg, med, min, max'):
         nb.setNanoBenchParameters(aggregateFunction='mean')
 

@@ -381,3 +381,139 @@ NB_TEST(cycle_by_cycle_failed_run_stops)
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_FIXED_CTR_CTRL), 0);
     host_platform_free(&h);
 }
+
+/*
+ * Serve mode: a cycle-by-cycle request answered through nb_serve's loop on a
+ * scripted serial line, the engine measuring on the fake PMU above. The
+ * reply carries the table as a block (serve_table.h): the reading before
+ * cycle 1, then the counts of BENCH_CSV's cycles; the results folder still
+ * gets run-0001-k-cycles.csv.
+ */
+#include "bench_cycles.h"
+#include "nb_serve.h"
+#include "serve_frame.h"
+#include "serve_table.h"
+
+static struct {
+    uint8_t in[512];
+    size_t in_len, in_pos;
+    uint8_t out[4096];
+    size_t out_len;
+    const struct nb_platform *p;
+    struct report *r;
+} sline;
+
+static size_t sline_read(void *ctx, void *buf, size_t min, size_t cap)
+{
+    (void)ctx;
+    size_t left = sline.in_len - sline.in_pos;
+    if (left < min || left == 0)
+        return 0;
+    size_t n = left < cap ? left : cap;
+    memcpy(buf, sline.in + sline.in_pos, n);
+    sline.in_pos += n;
+    return n;
+}
+
+static void sline_write(void *ctx, const void *data, size_t len)
+{
+    (void)ctx;
+    REQUIRE(sline.out_len + len <= sizeof(sline.out));
+    memcpy(sline.out + sline.out_len, data, len);
+    sline.out_len += len;
+}
+
+/* The image's run of one suite line, with the engine's part on the fake PMU. */
+static void served_run_text(void *arg, const char *text, size_t len)
+{
+    (void)arg;
+    CHECK(len == 19 && memcmp(text, "k: -cycle_by_cycle\n", 19) == 0);
+    report_begin(sline.r, "k");
+    struct cbc_config c = { .events = EVENTS, .n_events = 3, .n_measurements = 3, .warm_up_count = 1,
+                            .agg = AGG_MEDIAN, .template_tail = 4 };
+    struct cbc_result res;
+    char err[256] = "";
+    if (CHECK_EQ_INT(cbc_measure(&fk.h->p, &fk.d, &c, fake_run, NULL, &res, err, sizeof(err)), NB_OK)) {
+        bench_cycles_report(sline.p, sline.r, "k", &res);
+        cbc_free(&fk.h->p, &res);
+    }
+    report_end(sline.r);
+}
+
+static size_t no_fingerprint(void *arg, char *out, size_t cap)
+{
+    (void)arg;
+    (void)out;
+    (void)cap;
+    return 0;
+}
+
+NB_TEST(cycle_by_cycle_served_table)
+{
+    struct host_platform h;
+    fake_init(&h, 4, 4);
+    h.p.serial_read = sline_read;
+    h.p.serial_write = sline_write;
+    static struct nb_platform served;
+    nb_serve_platform(&served, &h.p);
+    memset(&sline, 0, sizeof(sline));
+    sline.p = &served;
+    uint8_t f[256];
+    static const char suite[] = "\x00k: -cycle_by_cycle\n"; /* no files, then the suite line */
+    size_t n = serve_frame_encode(f, sizeof(f), SERVE_BENCH, 7, suite, sizeof(suite) - 1);
+    memcpy(sline.in, f, n);
+    sline.in_len = n;
+    n = serve_frame_encode(f, sizeof(f), SERVE_END, 8, NULL, 0);
+    memcpy(sline.in + sline.in_len, f, n);
+    sline.in_len += n;
+
+    struct report r;
+    report_init(&r, &served);
+    host_fs_add_dir(&h, "nanobench/results");
+    report_open_files(&r);
+    REQUIRE(r.files_ok);
+    sline.r = &r;
+    const struct nb_serve_ops ops = { NULL, served_run_text, no_fingerprint };
+    enum nb_finish_action finish = NB_FINISH_SHUTDOWN;
+    bool finish_set = false;
+    CHECK(nb_serve(&served, &r, &ops, &finish, &finish_set));
+    report_close(&r);
+
+    /* S, A, then the R with the table. */
+    struct serve_frame fr;
+    size_t pos = 0, consumed;
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(serve_frame_scan(sline.out + pos, sline.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
+        pos += consumed;
+    }
+    CHECK_EQ_INT(fr.type, SERVE_ACK);
+    REQUIRE(serve_frame_scan(sline.out + pos, sline.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
+    CHECK_EQ_INT(fr.type, SERVE_RESULT);
+    CHECK_EQ_INT(fr.seq, 7);
+    static const uint8_t want[] = {
+        0x00, 'C', 1, 'k', 3,
+        15, 'U', 'O', 'P', 'S', '_', 'I', 'S', 'S', 'U', 'E', 'D', '.', 'A', 'N', 'Y',
+        27, 'U', 'O', 'P', 'S', '_', 'D', 'I', 'S', 'P', 'A', 'T', 'C', 'H', 'E', 'D', '_', 'P', 'O', 'R', 'T',
+        '.', 'P', 'O', 'R', 'T', '_', '0',
+        25, 'U', 'O', 'P', 'S', '_', 'R', 'E', 'T', 'I', 'R', 'E', 'D', '.', 'R', 'E', 'T', 'I', 'R', 'E', '_',
+        'S', 'L', 'O', 'T', 'S',
+        7,        /* the reading before cycle 1, then BENCH_CSV's six cycles, zigzag (count x 2) */
+        0, 0, 0,
+        2, 0, 0,
+        2, 2, 0,
+        0, 0, 0,
+        0, 2, 0,
+        0, 0, 2,
+        0, 0, 2,
+    };
+    CHECK_EQ_INT(fr.len, sizeof(want));
+    CHECK_EQ_BYTES(fr.payload, want, fr.len < sizeof(want) ? fr.len : sizeof(want));
+    /* 3 bytes a cycle: one per event. */
+    struct serve_table_view v;
+    int64_t rows[64];
+    char err[160];
+    CHECK_EQ_INT(serve_table_decode(fr.payload, fr.len, &v, rows, 64, err, sizeof(err)), sizeof(want));
+    CHECK_EQ_INT(v.n_rows, 7);
+    CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001-k-cycles.csv"), BENCH_CSV);
+    host_platform_free(&h);
+}
