@@ -100,8 +100,9 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory python-test
 
 # The documents' links and anchors resolve inside the repository; README.md is one page
-# with a table of contents of docs/ (tests/check_docs.py).
+# with a table of contents of docs/ (tests/check_docs.py; tests/check_docs_test.sh checks the checker).
 docs-check:
+	tests/check_docs_test.sh
 	$(PYTHON3) tests/check_docs.py
 
 # Every group of every configs/metrics file through -plan on a processor that uses it.

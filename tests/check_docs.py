@@ -137,7 +137,7 @@ def check_file(root, path):
         stripped = LINK.sub(lambda m: m.group(1), line)
         for m in OUTSIDE.finditer(stripped):
             faults.append("%s:%d: cites a path outside the repository: %s" %
-                          (rel, n, stripped[m.start():].split()[0]))
+                          (rel, n, stripped[m.start():].split()[0].rstrip(".,;:)")))
     return faults
 
 
