@@ -12,7 +12,12 @@ every link [text](target), <a href="target"> and [label]: target is checked:
     each space a -; a repeated heading gets -1, -2, ...).
 
 The text outside code must not cite a path outside the repository either
-(../something, /work/...): users only have the repository.
+(../something, /work/...): users only have the repository. A file of the
+repository named in the text or in a `code span` (a path under one of its
+top folders, with an extension: `kernel/suite.c`, `configs/cpu_map.txt`)
+must exist, so a moved or renamed file cannot leave a stale name behind;
+names with a placeholder (`cfg_<NAME>_common.txt`, `PREFIX.txt`,
+`run-NNNN.csv`) are not files and are left alone.
 
 README.md must have at most 250 lines and a table of contents (a heading
 "Contents" or "Documentation") that links every docs/*.md page.
@@ -36,6 +41,10 @@ FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 # A path that leaves the repository, cited in prose: ../x, or /work/, /tmp/... folders of this machine.
 OUTSIDE = re.compile(r"(?<![\w./-])(\.\./[\w.-]|/work/|/home/)")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+# A file of the repository cited by name: a top folder, then a path ending in an extension.
+TOP_FOLDERS = ("boot", "kernel", "pmu", "lib", "tools", "tests", "configs", "images", "docs", "python", "lava")
+CITED = re.compile(r"(?<![\w./-])((?:%s)/[\w./+-]*\.[A-Za-z0-9]+)(?![\w/<*-])" % "|".join(TOP_FOLDERS))
+PLACEHOLDER = re.compile(r"NNNN|PREFIX|NAME|ARCH|<|\*")
 
 
 def markdown_files(root):
@@ -48,8 +57,8 @@ def markdown_files(root):
     return sorted(out)
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code, with `code spans` blanked."""
+def prose_lines(text, keep_spans=False):
+    """(line number, line) outside fenced code, with `code spans` blanked unless keep_spans."""
     fence = None
     for n, line in enumerate(text.split("\n"), 1):
         m = FENCE.match(line)
@@ -60,7 +69,7 @@ def prose_lines(text):
         if m:
             fence = m.group(1)
             continue
-        yield n, re.sub(r"(`+)(.+?)\1", lambda s: " " * len(s.group(0)), line)
+        yield n, line if keep_spans else re.sub(r"(`+)(.+?)\1", lambda s: " " * len(s.group(0)), line)
 
 
 def slug(heading):
@@ -125,6 +134,11 @@ def check_file(root, path):
     rel = os.path.relpath(path, root)
     with open(path, encoding="utf-8") as f:
         text = f.read()
+    for n, line in prose_lines(text, keep_spans=True):
+        for m in CITED.finditer(line):
+            cited = m.group(1).rstrip(".")
+            if not PLACEHOLDER.search(cited) and not os.path.exists(os.path.join(root, cited)):
+                faults.append((n, 0, "%s:%d: cites %s, which is not in the repository" % (rel, n, cited)))
     for n, line in prose_lines(text):
         targets = [m.group(2) for m in LINK.finditer(line)] + HREF.findall(line)
         m = REFDEF.match(line)
@@ -133,12 +147,12 @@ def check_file(root, path):
         for t in targets:
             why = check_target(root, path, t)
             if why:
-                faults.append("%s:%d: %s" % (rel, n, why))
+                faults.append((n, 1, "%s:%d: %s" % (rel, n, why)))
         stripped = LINK.sub(lambda m: m.group(1), line)
         for m in OUTSIDE.finditer(stripped):
-            faults.append("%s:%d: cites a path outside the repository: %s" %
-                          (rel, n, stripped[m.start():].split()[0].rstrip(".,;:)")))
-    return faults
+            faults.append((n, 2, "%s:%d: cites a path outside the repository: %s" %
+                           (rel, n, stripped[m.start():].split()[0].rstrip(".,;:)"))))
+    return [f for _, _, f in sorted(faults, key=lambda f: f[:2])]
 
 
 def check_readme(root):
@@ -182,7 +196,7 @@ def main():
     if faults:
         print("check_docs: %d fault(s) in %d Markdown files" % (len(faults), len(files)))
         return 1
-    print("check_docs: %d Markdown files, every link and anchor resolves, README.md is one page" % len(files))
+    print("check_docs: %d Markdown files, every link, anchor and cited file resolves, README.md is one page" % len(files))
     return 0
 
 

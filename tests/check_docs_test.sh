@@ -38,8 +38,10 @@ EOF
 See [b](b.md#b), [the second](#twice-1) and [the README](../README.md#documentation).
 
 ```
-a path in code is not a link: [x](nope.md), ../shared/notes.md
+a path in code is not a link: [x](nope.md), ../shared/notes.md, kernel/gone.c
 ```
+
+The page `docs/b.md` and `configs/cfg_<NAME>_common.txt`, `docs/run-NNNN.csv`.
 EOF
     printf '# B\n\nBack to [A](a.md).\n' > "$1/docs/b.md"
 }
@@ -50,7 +52,7 @@ out=$(python3 "$ROOT/tests/check_docs.py" "$TMP/good") || fail "a clean tree fai
 tree "$TMP/bad"
 cat >> "$TMP/bad/docs/b.md" <<'EOF'
 [gone](c.md) [no heading](a.md#twice-2) [up](../../outside.md) [abs](/etc/passwd)
-The notes are in ../shared/DESIGN.md.
+The notes are in ../shared/DESIGN.md. The parser is `kernel/gone.c`.
 EOF
 for i in $(seq 1 250); do echo "line $i" >> "$TMP/bad/README.md"; done
 printf '# Extra\n' > "$TMP/bad/docs/extra.md"
@@ -63,10 +65,11 @@ docs/b.md:4: link to c.md: no such file
 docs/b.md:4: link to #twice-2: docs/a.md has no such heading
 docs/b.md:4: link to ../../outside.md leaves the repository
 docs/b.md:4: link to an absolute path /etc/passwd (outside the repository)
+docs/b.md:5: cites kernel/gone.c, which is not in the repository
 docs/b.md:5: cites a path outside the repository: ../shared/DESIGN.md
 README.md: 260 lines, at most 250
 README.md: the table of contents does not link docs/extra.md
-check_docs: 8 fault(s) in 4 Markdown files"
+check_docs: 9 fault(s) in 4 Markdown files"
 [[ $out == "$expected" ]] || fail "a broken tree: expected:
 $expected
 actual:
