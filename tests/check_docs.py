@@ -14,7 +14,7 @@ every link [text](target), <a href="target"> and [label]: target is checked:
 The text outside code must not cite a path outside the repository either
 (../something, /work/...): users only have the repository. A file of the
 repository named in the text or in a `code span` (a path under one of its
-top folders, with an extension: `kernel/suite.c`, `configs/cpu_map.txt`)
+top folders, with an extension: `lib/nb_platform.h`, `configs/cpu_map.txt`)
 must exist, so a moved or renamed file cannot leave a stale name behind;
 names with a placeholder (`cfg_<NAME>_common.txt`, `PREFIX.txt`,
 `run-NNNN.csv`) are not files and are left alone.
