@@ -53,9 +53,16 @@ test_readme_first_measurement() {
     expect_eq "stderr" "$(grep '^nanobench: ' <<<"$block")" "${err/"results in $dir ("/"results in $shown ("}"
 }
 
+# Its results go to a new folder in build/results (stderr, which names it,
+# is discarded): that folder is removed afterwards.
 test_readme_snippet() {
     readme_scratch
+    local before rc
+    before=$(ls "$ROOT/build/results" 2>/dev/null)
     readme_run readme_snippet
+    rc=$?
+    comm -13 <(sort <<<"$before") <(ls "$ROOT/build/results" | sort) | sed "s|^|$ROOT/build/results/|" | xargs -r rm -rf
+    return $rc
 }
 
 # The suite and its config as the README shows them, run, planned and read.
