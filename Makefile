@@ -4,7 +4,7 @@
 #   make test   install what is missing, build, run every test
 #   make image  build images/nanobench.img from configs/default.suite (for dd to a USB stick)
 #   make fuzz   run every libFuzzer target for FUZZ_SECONDS (default 60) each
-#   make bench  the speed figures the README quotes (tests/bench/run.sh)
+#   make bench  the speed figures docs/speed.md quotes (tests/bench/run.sh)
 #   make python-test  the Python API against QEMU serve mode (pytest, -icount: no KVM)
 #
 # Only Debian packages are needed; tools/install-deps.sh installs the missing ones.
@@ -30,7 +30,7 @@ COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c
 DEFAULT_SUITE := configs/default.suite
 IMAGE := images/nanobench.img
 
-.PHONY: all deps host-tools image run test qemu-test python-test metrics-plan-sweep clean
+.PHONY: all deps host-tools image run test qemu-test python-test metrics-plan-sweep docs-check clean
 
 all: efi host-tools
 
@@ -83,6 +83,7 @@ python-test: deps all
 
 test: deps all efi-check
 	tests/check_layers.sh
+	$(MAKE) --no-print-directory docs-check
 	$(MAKE) --no-print-directory gen-configs-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
@@ -97,6 +98,12 @@ test: deps all efi-check
 	$(MAKE) --no-print-directory results-test
 	$(MAKE) --no-print-directory qemu-test
 	$(MAKE) --no-print-directory python-test
+
+# The documents' links and anchors resolve inside the repository; README.md is one page
+# with a table of contents of docs/ (tests/check_docs.py; tests/check_docs_test.sh checks the checker).
+docs-check:
+	tests/check_docs_test.sh
+	$(PYTHON3) tests/check_docs.py
 
 # Every group of every configs/metrics file through -plan on a processor that uses it.
 metrics-plan-sweep: $(HOST_BUILD)/nb_compile

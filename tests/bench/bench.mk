@@ -1,4 +1,4 @@
-# tests/bench/bench.mk — `make bench`: the speed figures the README quotes,
+# tests/bench/bench.mk — `make bench`: the speed figures docs/speed.md quotes,
 # measured as ratios within one run (tests/bench/run.sh says how).
 #
 #   make bench     build the yardstick app and print the figures

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/run.sh — the speed figures of the README, as ratios measured in
+# tests/bench/run.sh — the speed figures of docs/speed.md, as ratios measured in
 # one run on one machine (absolute seconds depend on the machine and its load;
 # the ratios much less). Called by `make bench` with the folder holding the
 # yardstick app (tests/bench/bare_boot.c, built by tests/bench/bench.mk).

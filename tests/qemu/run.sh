@@ -331,7 +331,7 @@ SUITE
         "$(head -1 <<<"$err")"
 }
 
-# -h/-help print the usage and every option (from the README's tables);
+# -h/-help print the usage and every option (from docs/options.md's tables);
 # nothing to measure is an error with the usage, not an empty benchmark.
 test_help_and_usage() {
     local out rc
@@ -705,7 +705,7 @@ test_cli_cpu_beyond_qemu() {
     build/host/nb_compile "$TMP/cpu254" -asm nop -cpu 254 -icount 4 >/dev/null 2>&1 || { echo "-cpu 254 refused"; return 1; }
     expect_eq "-cpu 254 processors" "NB_SMP=255" "$(grep '^NB_SMP=' "$TMP/cpu254/cli.env")" || return 1
     # Many processors under -icount: a notice of the slow boot (about 1 s per
-    # processor, README "Other processors") and a host watchdog whose allowed
+    # processor, docs/counters.md "Other processors") and a host watchdog whose allowed
     # silence grows with them (docs/qemu.md: 4 x 10 s + 60 s for -timeout 10,
     # + 2 s per processor = 182 s), seen by a stand-in for QEMU in the
     # arguments images/qemu-run.sh got.
@@ -1494,5 +1494,6 @@ source "$ROOT/tests/qemu/gas_tests.sh"
 source "$ROOT/tests/qemu/host_checks_tests.sh"
 source "$ROOT/tests/qemu/lost_results_tests.sh"
 source "$ROOT/tests/qemu/mica_dbt_tests.sh"
+source "$ROOT/tests/qemu/readme_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1482,12 +1482,12 @@ NB_TEST(results_metrics_need_latencies_only_for_the_model)
     rig_down(&x);
 }
 
-/* The fenced block after `marker` in README.md, without its first line (the command); "" if absent. */
-static const char *readme_sample(const char *marker)
+/* The fenced block after `marker` in the document `path`, without its first line (the command); "" if absent. */
+static const char *doc_sample(const char *path, const char *marker)
 {
     static char text[1 << 20], block[8192];
     block[0] = '\0';
-    FILE *f = fopen("README.md", "r");
+    FILE *f = fopen(path, "r");
     if (!f)
         return block;
     size_t n = fread(text, 1, sizeof(text) - 1, f);
@@ -1503,13 +1503,13 @@ static const char *readme_sample(const char *marker)
 }
 
 /*
- * README's Codemon-style report is this output: Skylake-X with the scripted
+ * docs/metrics.md's Codemon-style report is this output: Skylake-X with the scripted
  * counts of results_metrics_codemon_skylake, the latencies of
  * results_metrics_codemon_latency_model_words and a 2 GHz TSC, so FP_SPEED
  * (no FP instructions: 0 FLOP/s) has a value; SYS_UTILIZE stays n/a because
  * Skylake-X's peak depends on the SKU (METRICS-FACTS.md 5).
  */
-NB_TEST(results_metrics_codemon_readme_sample)
+NB_TEST(results_metrics_codemon_doc_sample)
 {
     struct rig x;
     machine_tweak = skylake_x_medium;
@@ -1523,7 +1523,7 @@ NB_TEST(results_metrics_codemon_readme_sample)
                                    .latency = { 400, 1400, 4400, 20400, 4400 } };
     calibration_set(&l);
     const char *out = measure(&x, "C0.00 INST\n");
-    CHECK_EQ_STR(readme_sample("<!-- sample: results_metrics_codemon_readme_sample -->"), out);
+    CHECK_EQ_STR(doc_sample("docs/metrics.md", "<!-- sample: results_metrics_codemon_doc_sample -->"), out);
     struct machine_latencies none = { 0 };
     calibration_set(&none);
     rig_down(&x);
@@ -1778,8 +1778,8 @@ NB_TEST(calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1)
                  "trusted\n"
                  "calibration: N1 (L2 - L1) n/a, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
                  "n/a cycles\n");
-    /* README's sample of the check is this output. */
-    CHECK_EQ_STR(readme_sample("<!-- sample: calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1 -->"), out);
+    /* docs/latency.md's sample of the check is this output. */
+    CHECK_EQ_STR(doc_sample("docs/latency.md", "<!-- sample: calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1 -->"), out);
     const struct machine_latencies *l = calibration_latencies();
     CHECK(l->distrusted[LAT_L2]);
     CHECK_EQ_STR(l->distrust_why[LAT_L2], "calibration: L2 not trusted: 60% of its loads hit L2 (under 90%)");

@@ -8,7 +8,7 @@
  * cpu_map.txt lists. The cpi, memory, flops and codemon groups name the same
  * metrics, in the same order, in every file of a vendor (a metric the core
  * lacks is `na`), so `-metrics memory` prints the same lines on every core
- * (README "Derived metrics"); arch_intel.txt adds LLC_MPKI to memory. topdown
+ * (docs/metrics.md); arch_intel.txt adds LLC_MPKI to memory. topdown
  * starts with the four level-1 nodes everywhere (level 2 is per
  * microarchitecture, interleaved as TMA's tree).
  */
