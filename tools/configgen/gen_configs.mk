@@ -21,6 +21,7 @@ GEN_CONFIGS_SRCS := tools/configgen/gen_configs.c tools/configgen/gen_evtsel.c t
                     tools/configgen/gen_common.c tools/configgen/gen_verify.c tools/configgen/gen_selftest.c \
                     tools/configgen/gen_write.c tools/configgen/gen_table.c tools/configgen/gen_tfam.c \
                     tools/configgen/gen_check.c tools/configgen/gen_msr.c tools/configgen/gen_ctr.c \
+                    tools/configgen/gen_ppr.c \
                     pmu/pmu_config_map.c \
                     pmu/pmu_msr_config.c pmu/config_lines.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs

@@ -24,8 +24,11 @@ fpu_pipe_assignment.total0); this writes them back in the PPR's CamelCase: every
 '_'-separated word gets a capital first letter (FpuPipeAssignment.Total0). Where the
 same mnemonic is in nanoBench's Zen 1 list (configs/tables/zen_ppr_names.txt, compared
 ignoring case and '_'), nanoBench's spelling wins: for the event part, and for the whole
-name when the whole name matches (LsL1DTlbMiss.TlbReload4KL2Miss, not ...4kL2Miss) or the
-event part and the encoding do (043.01 LsRefillsFromSys.MABRESP_LCL_L2).
+name when the whole name matches and nanoBench writes it in CamelCase
+(LsL1DTlbMiss.TlbReload4KL2Miss, not ...4kL2Miss; but LsRefillsFromSys.LsMabrespLclCache,
+not nanoBench's LsRefillsFromSys.LS_MABRESP_LCL_CACHE). An encoding alone never picks a
+Zen 1 name: the PPR renamed some unit-mask fields (045H bit 5: Zen 1 TlbReload32KL2Miss,
+later TlbReloadCoalescedPageMiss).
 
 Output: "CODE PprName" lines sorted by encoding, one per encoding (a later name for an
 encoding already listed is dropped and reported in the header).
@@ -45,9 +48,8 @@ def squash(s):
 
 
 def load_zen1(path):
-    """nanoBench's spellings: squashed event part -> spelling, squashed name -> spelling,
-    (encoding, squashed event part) -> name."""
-    events, names, codes = {}, {}, {}
+    """nanoBench's spellings: squashed event part -> spelling, squashed name -> spelling."""
+    events, names = {}, {}
     with open(path) as f:
         for line in f:
             parts = line.split()
@@ -56,22 +58,19 @@ def load_zen1(path):
             name = parts[1]
             names[squash(name)] = name
             events.setdefault(squash(name.split(".")[0]), name.split(".")[0])
-            codes[(norm_code(parts[0]), squash(name.split(".")[0]))] = name
-    return events, names, codes
+    return events, names
 
 
 def camel(part):
     return "".join(w[:1].upper() + w[1:] for w in part.split("_") if w)
 
 
-def ppr_name(code, linux, zen1):
-    zen1_events, zen1_names, zen1_codes = zen1
+def ppr_name(linux, zen1):
+    zen1_events, zen1_names = zen1
     linux = linux.lower()
     event, _, rest = linux.partition(".")
-    if squash(linux) in zen1_names:
+    if squash(linux) in zen1_names and "_" not in zen1_names[squash(linux)]:
         return zen1_names[squash(linux)]
-    if (code, squash(event)) in zen1_codes:
-        return zen1_codes[(code, squash(event))]
     out = zen1_events.get(squash(event), camel(event))
     for sub in rest.split(".") if rest else []:
         out += "." + camel(sub)
@@ -126,7 +125,7 @@ def main(argv):
     rows, seen, dropped, names, notes = [], {}, [], set(), []
     for path in inputs:
         for code, linux in read_input(path, notes):
-            name = ppr_name(code, linux, zen1)
+            name = ppr_name(linux, zen1)
             if code in seen:
                 dropped.append("%s %s (%s has it)" % (code, linux.lower(), seen[code]))
                 continue
