@@ -593,7 +593,7 @@ IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 
 # The Zen families' _all files write AMD's PPR names and note the source's (libpfm4's, or
 # for Zen 5 our table's Linux names): the metric formulas, written with the source's names,
-# use the PPR name of the same event (configs/README.md, "AMD's PPR names").
+# use the PPR name of the same event (docs/configs.md, "AMD's PPR names").
 PPR_ALIAS = re.compile(r"^# (\S+): AMD's PPR name \([^)]*\); (?:libpfm4|Linux) calls it (\S+)$")
 
 

@@ -202,6 +202,7 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
     char path[1024], source[1024], regen[256], summary[1400];
     struct gen_table t;
     size_t noff = 0, nw = 0, nw2 = 0, ncommon = 0, counts[GEN_STATUS_COUNT] = {0};
+    char ppr_line[160] = ""; /* the PPR names' summary line, printed after the family's */
     int ret = -1;
 
     snprintf(path, sizeof(path), "%s/%s.txt", tables_dir, fam->table);
@@ -251,8 +252,9 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
                                     &nw_ppr, &pc)))
                 goto out;
             gen_ppr_summary(ppr, "Linux", &pc, ppr_summary, sizeof(ppr_summary));
-            printf("%-24s PPR names: %zu (%zu aliased, %zu not in the table); %zu under Linux's names\n",
-                   "", pc.table, pc.aliased, pc.missing, pc.rest);
+            snprintf(ppr_line, sizeof(ppr_line),
+                     "%-24s PPR names: %zu (%zu aliased, %zu not in the table); %zu under Linux's names\n",
+                     "", pc.table, pc.aliased, pc.missing, pc.rest);
         }
         snprintf(summary, sizeof(summary),
                  "Every event of the table a general-purpose counter can count%s;\n"
@@ -283,7 +285,7 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
     for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
         if (counts[s])
             printf(" %zu %s;", counts[s], gen_status_text(s));
-    printf("\n");
+    printf("\n%s", ppr_line);
     ret = 0;
 out:
     gen_table_free(&t);
