@@ -89,6 +89,7 @@ test: deps all efi-check
 	tests/check_nanobench_names.sh
 	tests/configgen/perfmon_table_test.sh
 	tests/configgen/nanobench_common_test.sh
+	tests/configgen/zen_ppr_test.py
 	tests/configgen/perfmon_mapfile_test.py
 	tests/configgen/tma_formulas_test.py
 	tests/configgen/issue_width_test.py

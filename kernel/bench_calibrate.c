@@ -174,35 +174,45 @@ static const char *const LEVEL_NAMES[LAT_LEVELS] = { "L1", "L2", "L3", "DRAM", "
  * DRAM_HIT for the DRAM level (§1b);
  * AMD demand L1D fills by source, 043H (§1c: 01H local L2, 02H L3 of the
  * CCX, 08H/48H DRAM), and for the walk L1 DTLB misses that missed the L2
- * DTLB, 045H (F0H all sizes; 10H the 4 KiB pages of our window); on Zen 1
- * cfg_Zen_all.txt names them with AMD's PPR names (LsRefillsFromSys.*,
- * LsL1DTlbMiss.TlbReload4KL2Miss), as nanoBench does. AMD has
- * no L1-hit event: its L1 level is not checked.
+ * DTLB, 045H (F0H all sizes; 10H the 4 KiB pages of our window). The Zen
+ * configs name them with AMD's PPR names (configs/tables/zen*_ppr_names.txt):
+ * Zen 1 and Zen 2 LsRefillsFromSys.* (nanoBench's Zen 1 spelling, then Zen 2's),
+ * Zen 3 LsDmndFillsFromSys.LclL2/IntCache/MemIoLocal, Zen 4 and 5
+ * LsDmndFillsFromSys.LocalL2/LocalCcx/DramIoNear (Zen 5 DramIoAll first),
+ * LsL1DTlbMiss.TlbReload4KL2Miss (the 4 KiB pages of our window; .AllL2Miss
+ * where a config lacks it); the libpfm4 and Linux names stay for configs that
+ * use them. AMD has no L1-hit event: its L1 level is not checked.
  */
 static const char *const CHECK_L1[] = { "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_UOPS_RETIRED.L1_HIT",
                                         "MEM_LOAD_RETIRED.L1D_HIT", NULL };
 static const char *const CHECK_L2[] = { "MEM_LOAD_RETIRED.L2_HIT", "MEM_LOAD_UOPS_RETIRED.L2_HIT",
+                                        "LsDmndFillsFromSys.LocalL2", "LsDmndFillsFromSys.LclL2",
+                                        "LsRefillsFromSys.MABRESP_LCL_L2", "LsRefillsFromSys.LsMabrespLclL2",
                                         "LS_DMND_FILLS_FROM_SYS.LOCAL_L2",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2",
-                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.MABRESP_LCL_L2",
-                                        "LsRefillsFromSys.MABRESP_LCL_L2", NULL };
+                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.MABRESP_LCL_L2", NULL };
 static const char *const CHECK_L3[] = { "MEM_LOAD_RETIRED.L3_HIT", "MEM_LOAD_UOPS_RETIRED.L3_HIT",
                                         "MEM_LOAD_UOPS_RETIRED.LLC_HIT", "MEM_LOAD_RETIRED.L3_UNSHARED_HIT",
+                                        "LsDmndFillsFromSys.LocalCcx", "LsDmndFillsFromSys.IntCache",
+                                        "LsRefillsFromSys.LS_MABRESP_LCL_CACHE",
+                                        "LsRefillsFromSys.LsMabrespLclCache",
                                         "LS_DMND_FILLS_FROM_SYS.LOCAL_CCX",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LOCAL_CCX",
                                         "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.INT_CACHE",
-                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_CACHE",
-                                        "LsRefillsFromSys.LS_MABRESP_LCL_CACHE", NULL };
+                                        "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_CACHE", NULL };
 static const char *const CHECK_DRAM[] = { "MEM_LOAD_UOPS_RETIRED.DRAM_HIT", "MEM_LOAD_RETIRED.L3_MISS",
-                                          "MEM_LOAD_UOPS_RETIRED.L3_MISS", "LS_DMND_FILLS_FROM_SYS.DRAM_IO_ALL",
+                                          "MEM_LOAD_UOPS_RETIRED.L3_MISS", "LsDmndFillsFromSys.DramIoAll",
+                                          "LsDmndFillsFromSys.DramIoNear", "LsDmndFillsFromSys.MemIoLocal",
+                                          "LsRefillsFromSys.LS_MABRESP_LCL_DRAM",
+                                          "LsRefillsFromSys.LsMabrespLclDram",
+                                          "LS_DMND_FILLS_FROM_SYS.DRAM_IO_ALL",
                                           "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_NEAR",
                                           "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.MEM_IO_LCL",
-                                          "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_DRAM",
-                                          "LsRefillsFromSys.LS_MABRESP_LCL_DRAM", NULL };
-static const char *const CHECK_WALK[] = { "DTLB_LOAD_MISSES.WALK_COMPLETED", "LS_L1_D_TLB_MISS.ALL_L2_MISS",
+                                          "DATA_CACHE_REFILLS_FROM_SYSTEM.LS_MABRESP_LCL_DRAM", NULL };
+static const char *const CHECK_WALK[] = { "DTLB_LOAD_MISSES.WALK_COMPLETED", "LsL1DTlbMiss.TlbReload4KL2Miss",
+                                          "LsL1DTlbMiss.AllL2Miss", "LS_L1_D_TLB_MISS.ALL_L2_MISS",
                                           "L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS",
-                                          "LS_L1_D_TLB_MISS.TLB_RELOAD_4K_L2_MISS",
-                                          "LsL1DTlbMiss.TlbReload4KL2Miss", NULL };
+                                          "LS_L1_D_TLB_MISS.TLB_RELOAD_4K_L2_MISS", NULL };
 static const char *const *const CHECK_EVENTS[LAT_LEVELS] = { CHECK_L1, CHECK_L2, CHECK_L3, CHECK_DRAM, CHECK_WALK };
 static const char *const CHECK_VERB[LAT_LEVELS] = { "hit L1", "hit L2", "hit L3", "went to DRAM", "walked" };
 

@@ -921,21 +921,23 @@ wrmsr 0x38f ${td_global[$model]}" "$(grep '^group' <<<"$out"; sed -n '/^group 1/
     printf '0C0.00 INST\n' > "$TMP/amdinst.cfg"
     out=$($NB -plan -plan_cpu amd:0x19:0x61:6 -asm nop -config "$TMP/amdinst.cfg" -metrics flops) || return 1
     expect_eq "zen4 flops" "# metrics flops from configs/metrics/Zen4.txt: 2 events added
-group 1: INST@PMC2 CYCLES_NOT_IN_HALT@PMC3 RETIRED_SSE_AVX_FLOPS.ANY@PMC0+MERGE@PMC1{0,2,4}
+group 1: INST@PMC2 LsNotHaltedCyc@PMC3 FpRetSseAvxOps.All@PMC0+MERGE@PMC1{0,2,4}
 wrmsr 0xc0010202 0xf004000ff
 wrmsr 0xc0010200 0x431f03
 wrmsr 0xc0000301 0xf" "$(grep '^# metrics\|^group' <<<"$out"; tail -3 <<<"$out")" || return 1
-    # Zen 4 codemon (METRICS-FACTS 3a Zen 4 column): 26 events in 5 groups; the
+    # Zen 4 codemon (METRICS-FACTS 3a Zen 4 column): 26 events in 5 groups, the ones
+    # of cfg_Zen4_all.txt under AMD's PPR names (LsDmndFillsFromSys.LocalL2 for
+    # libpfm4's DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2, ...); the
     # hand-written codemon_zen4.txt adds ex_no_retire.all (0D6/1B: 0x431bd6) and
     # the cycles without front-end ops in all 6 slots (1A0/01 c6: event bits 11:8
     # at bit 32, CntMask 6 at bit 24: 0x1064301a0).
     out=$($NB -plan -plan_cpu amd:0x19:0x61:6 -asm nop -config "$TMP/amdinst.cfg" -metrics codemon) || return 1
     expect_eq "zen4 codemon" "# metrics codemon from configs/metrics/Zen4.txt: 26 events added
-group 1: INST@PMC2 CYCLES_NOT_IN_HALT@PMC3 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LCL_L2@PMC4 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.LOCAL_CCX@PMC5 RETIRED_SSE_AVX_FLOPS.ANY@PMC0+MERGE@PMC1{0,2,4}
-group 2: DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.NEAR_CACHE_NEAR_FAR@PMC0 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_NEAR@PMC1 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.FAR_CACHE_NEAR_FAR@PMC2 DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM.DRAM_IO_FAR@PMC3 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C@PMC4 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_X@PMC5
-group 3: CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_L_HIT_S@PMC0 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_L_HIT_X@PMC1 CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS.LS_RD_BLK_C_S@PMC2 L1_DTLB_MISS.TLB_RELOAD_4K_L2_MISS@PMC3 L1_DTLB_MISS.TLB_RELOAD_COALESCED_PAGE_MISS@PMC4 L1_DTLB_MISS.TLB_RELOAD_2M_L2_MISS@PMC5
-group 4: L1_DTLB_MISS.TLB_RELOAD_1G_L2_MISS@PMC0 OPS_SOURCE_DISPATCHED_FROM_DECODER.DECODER@PMC1 OPS_SOURCE_DISPATCHED_FROM_DECODER.OPCACHE@PMC2 OPS_SOURCE_DISPATCHED_FROM_DECODER.LOOP_BUFFER@PMC3 RETIRED_OPS@PMC4 CYCLES_NO_RETIRE.NOT_COMPLETE_MISSING_LOAD@PMC5
-group 5: CYCLES_NO_RETIRE.NOT_COMPLETE_LOAD_AND_ALU@PMC0 CYCLES_NO_RETIRE.ALL@PMC1 CYCLES_NO_RETIRE.OTHER@PMC2 DISPATCH_STALLS_1.FE_NO_OPS_CYCLES@PMC3
+group 1: INST@PMC2 LsNotHaltedCyc@PMC3 LsDmndFillsFromSys.LocalL2@PMC4 LsDmndFillsFromSys.LocalCcx@PMC5 FpRetSseAvxOps.All@PMC0+MERGE@PMC1{0,2,4}
+group 2: LsDmndFillsFromSys.NearCache@PMC0 LsDmndFillsFromSys.DramIoNear@PMC1 LsDmndFillsFromSys.FarCache@PMC2 LsDmndFillsFromSys.DramIoFar@PMC3 L2CacheReqStat.LsRdBlkC@PMC4 L2CacheReqStat.LsRdBlkX@PMC5
+group 3: L2CacheReqStat.LsRdBlkLHitS@PMC0 L2CacheReqStat.LsRdBlkLHitX@PMC1 L2CacheReqStat.LsRdBlkCS@PMC2 LsL1DTlbMiss.TlbReload4KL2Miss@PMC3 LsL1DTlbMiss.TlbReloadCoalescedPageMiss@PMC4 LsL1DTlbMiss.TlbReload2ML2Miss@PMC5
+group 4: LsL1DTlbMiss.TlbReload1GL2Miss@PMC0 DeSrcOpDisp.Decoder@PMC1 DeSrcOpDisp.OpCache@PMC2 DeSrcOpDisp.LoopBuffer@PMC3 ExRetOps@PMC4 ExNoRetire.LoadNotComplete@PMC5
+group 5: ExNoRetire.NotComplete@PMC0 CYCLES_NO_RETIRE.ALL@PMC1 ExNoRetire.Other@PMC2 DISPATCH_STALLS_1.FE_NO_OPS_CYCLES@PMC3
 wrmsr 0xc0010202 0x431bd6
 wrmsr 0xc0010206 0x1064301a0" "$(grep '^# metrics\|^group\|1bd6$\|1a0$' <<<"$out")" || return 1
     # Gracemont (Alder Lake-N) codemon: B = UOPS_RETIRED.ALL with CMASK 1 and INV

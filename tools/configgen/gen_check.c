@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen_ppr.h"
 #include "gen_table.h"
 #include "cpuid_bits.h"
 #include "pmu_config_map.h"
@@ -17,12 +18,15 @@
 static const char *const kinds[] = {"all", "all_core", "all_offcore", "common"};
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* Find name in cfg_<prefix>_<kind>.txt (the _all* ones); copy its encoding text. */
+/*
+ * Find name in cfg_<prefix>_<kind>.txt (the _all* ones), or the PPR-named line whose
+ * comment gives name as its alias (gen_ppr.h); copy its encoding text.
+ */
 static bool find_line(const char *dir, const char *prefix, const char *name, char *code,
                       size_t size)
 {
     for (size_t k = 0; k < NKINDS - 1; k++) {
-        char path[1024], buf[GEN_LINE_MAX + 8];
+        char path[1024], buf[GEN_LINE_MAX + 8], alias[GEN_NAME_MAX] = "";
         FILE *f;
 
         snprintf(path, sizeof(path), "%s/cfg_%s_%s.txt", dir, prefix, kinds[k]);
@@ -30,8 +34,17 @@ static bool find_line(const char *dir, const char *prefix, const char *name, cha
             continue;
         while (fgets(buf, sizeof(buf), f)) {
             char *sp;
+            bool aliased;
+
             buf[strcspn(buf, "\r\n")] = 0;
-            if (buf[0] == '#' || !(sp = strchr(buf, ' ')) || strcmp(sp + 1, name) != 0)
+            if (buf[0] == '#') {
+                if (!gen_ppr_alias_comment(buf, alias, sizeof(alias)))
+                    alias[0] = 0;
+                continue;
+            }
+            aliased = alias[0] && strcmp(alias, name) == 0;
+            alias[0] = 0;
+            if (!(sp = strchr(buf, ' ')) || (strcmp(sp + 1, name) != 0 && !aliased))
                 continue;
             snprintf(code, size, "%.*s", (int)(sp - buf), buf);
             fclose(f);

@@ -26,6 +26,7 @@
 #include "gen_evtsel.h"
 #include "gen_msr.h"
 #include "gen_pfm.h"
+#include "gen_ppr.h"
 #include "gen_selftest.h"
 #include "gen_table.h"
 #include "gen_tfam.h"
@@ -64,109 +65,6 @@ static bool split_family(const char *prefix)
         if (strcmp(split_families[i], prefix) == 0)
             return true;
     return false;
-}
-
-/*
- * Families whose _all file starts with AMD's PPR names in nanoBench's order (a table of
- * CODE NAME lines in configs/tables/): each libpfm4 entry of the same encoding is written
- * under the PPR name with libpfm4's name noted as its alias; an encoding libpfm4 lacks
- * keeps the table's code, with a comment. The rest follow under libpfm4's names.
- */
-static const struct {
-    const char *prefix, *table;
-} ppr_tables[] = {
-    {"Zen", "zen_ppr_names.txt"},
-};
-
-static const char *ppr_table(const char *prefix)
-{
-    for (size_t i = 0; i < sizeof(ppr_tables) / sizeof(ppr_tables[0]); i++)
-        if (strcmp(ppr_tables[i].prefix, prefix) == 0)
-            return ppr_tables[i].table;
-    return NULL;
-}
-
-/*
- * e[0..n) reordered for a PPR table (see ppr_tables) into a new array (*nout entries),
- * or NULL on an error. *nppr gets the count of table lines, *nlit those libpfm4 lacks.
- */
-static struct gen_entry *ppr_order(const char *path, const char *pmu, enum gen_vendor vendor,
-                                   const struct gen_entry *e, size_t n, size_t *nout,
-                                   size_t *nppr, size_t *nlit)
-{
-    struct gen_entry *out = calloc(n + 1024, sizeof(*out));
-    size_t *newidx = calloc(n ? n : 1, sizeof(*newidx)), k = 0;
-    bool *used = calloc(n ? n : 1, sizeof(*used));
-    char buf[512];
-    int lineno = 0, bad = 0;
-    FILE *f = fopen(path, "r");
-
-    *nppr = *nlit = 0;
-    if (!out || !newidx || !used || !f) {
-        fprintf(stderr, "gen_configs: %s: cannot read\n", path);
-        goto fail;
-    }
-    while (fgets(buf, sizeof(buf), f) && k < n + 1024) {
-        struct gen_evtsel sel;
-        char name[GEN_NAME_MAX];
-        const char *why;
-        enum gen_vendor v;
-        size_t i;
-
-        lineno++;
-        buf[strcspn(buf, "\r\n")] = 0;
-        if (buf[0] == '#' || !buf[0])
-            continue;
-        if (gen_evtsel_parse(buf, &v, &sel, name, sizeof(name), &why) != 0 || v != vendor) {
-            fprintf(stderr, "gen_configs: %s:%d: %s\n", path, lineno, v != vendor ? "wrong vendor" : why);
-            bad++;
-            continue;
-        }
-        for (i = 0; i < n; i++)
-            if (!used[i] && e[i].status == GEN_KEEP && gen_evtsel_same(&e[i].sel, &sel))
-                break;
-        if (i < n) {
-            out[k] = e[i];
-            used[i] = true;
-            newidx[i] = k;
-            snprintf(out[k].note, sizeof(out[k].note),
-                     "%.64s: AMD's PPR name (nanoBench's); libpfm4 calls it %.100s", name, e[i].name);
-        } else {
-            memset(&out[k], 0, sizeof(out[k]));
-            out[k].sel = sel;
-            out[k].status = GEN_KEEP;
-            snprintf(out[k].note, sizeof(out[k].note),
-                     "%.64s: nanoBench's encoding and AMD's PPR name; libpfm4 %.64s does not list this event",
-                     name, pmu);
-            (*nlit)++;
-        }
-        snprintf(out[k].name, sizeof(out[k].name), "%s", name);
-        k++;
-        (*nppr)++;
-    }
-    fclose(f);
-    f = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (!used[i]) {
-            newidx[i] = k;
-            out[k++] = e[i];
-        }
-    for (size_t i = 0; i < k; i++)
-        if (out[i].status == GEN_ALIAS)
-            out[i].alias_of = (int)newidx[out[i].alias_of];
-    if (bad)
-        goto fail;
-    free(newidx);
-    free(used);
-    *nout = k;
-    return out;
-fail:
-    if (f)
-        fclose(f);
-    free(out);
-    free(newidx);
-    free(used);
-    return NULL;
 }
 
 /*
@@ -391,6 +289,8 @@ static int generate(const struct target *t, const char *dir)
     struct gen_output out_spec;
     char note[1024];
     const char *why;
+    const struct gen_ppr *ppr;
+    struct gen_ppr_counts pc = {0};
     int ret = -1;
 
     if (gen_pfm_check_core(&t->pmu, &why) != 0) {
@@ -417,20 +317,18 @@ static int generate(const struct target *t, const char *dir)
         snprintf(note, sizeof(note), t->fam->note, gen_pfm_version());
         out_spec.note = note;
     }
-    if (ppr_table(t->prefix)) {
-        char path[512], ppr_note[1024];
-        size_t nw = 0, nppr = 0, nlit = 0;
+    if ((ppr = gen_ppr_find(t->prefix)) != NULL) {
+        char ppr_note[1024], summary[768], src_full[128];
+        size_t nw = 0;
         struct gen_entry *w;
 
-        snprintf(path, sizeof(path), "%s/%s", GEN_TABLES_DIR, ppr_table(t->prefix));
-        if (!(w = ppr_order(path, t->pmu.name, t->pmu.vendor, e, n, &nw, &nppr, &nlit)))
+        snprintf(src_full, sizeof(src_full), "libpfm4 %s", t->pmu.name);
+        if (!(w = gen_ppr_order(ppr, GEN_TABLES_DIR, "libpfm4", src_full, t->pmu.vendor, e, n,
+                                &nw, &pc)))
             goto out;
-        snprintf(ppr_note, sizeof(ppr_note),
-                 "%s%sFirst %zu: AMD's PPR names in nanoBench's order (configs/tables/%s), each\n"
-                 "with libpfm4's name of the same encoding noted as its alias; %zu of them are\n"
-                 "nanoBench's encodings of events libpfm4 does not list. Then libpfm4's other events.",
-                 out_spec.note ? out_spec.note : "", out_spec.note ? "\n" : "", nppr,
-                 ppr_table(t->prefix), nlit);
+        gen_ppr_summary(ppr, "libpfm4", &pc, summary, sizeof(summary));
+        snprintf(ppr_note, sizeof(ppr_note), "%s%s%s", out_spec.note ? out_spec.note : "",
+                 out_spec.note ? "\n" : "", summary);
         out_spec.note = ppr_note;
         if (gen_write_config(dir, &out_spec, true, w, nw, &nall) != 0) {
             free(w);
@@ -467,6 +365,9 @@ static int generate(const struct target *t, const char *dir)
         if (counts[s])
             printf(" %zu %s;", counts[s], gen_status_text(s));
     printf("%s\n", t->proxy ? " (proxy PMU)" : "");
+    if (ppr)
+        printf("%-15s PPR names: %zu (%zu aliased, %zu not in libpfm4); %zu under libpfm4's names\n",
+               "", pc.table, pc.aliased, pc.missing, pc.rest);
     if (ncommon < GEN_COMMON_MIN || ncommon > GEN_COMMON_MAX)
         fprintf(stderr, "gen_configs: note: %s common set has %zu events (aim: %d-%d)\n",
                 t->prefix, ncommon, GEN_COMMON_MIN, GEN_COMMON_MAX);

@@ -7,6 +7,8 @@
 #                           cfg_<NAME>_common.txt) plus configs/cpu_map.txt, verify them and
 #                           check them against configs/tables/known.txt and the tables'
 #                           counter sets
+#   make ppr-tables         rewrite configs/tables/zen{2,3,4,5}_ppr_names.txt (AMD's PPR names
+#                           of Zen 2 to Zen 5) from Linux's names with tools/configgen/ppr_names.py
 #   make gen-configs-check  self-test the generator, regenerate into a temporary directory,
 #                           verify, check, and fail on any difference from configs/
 #
@@ -19,12 +21,23 @@ GEN_CONFIGS_SRCS := tools/configgen/gen_configs.c tools/configgen/gen_evtsel.c t
                     tools/configgen/gen_common.c tools/configgen/gen_verify.c tools/configgen/gen_selftest.c \
                     tools/configgen/gen_write.c tools/configgen/gen_table.c tools/configgen/gen_tfam.c \
                     tools/configgen/gen_check.c tools/configgen/gen_msr.c tools/configgen/gen_ctr.c \
+                    tools/configgen/gen_ppr.c \
                     pmu/pmu_config_map.c \
                     pmu/pmu_msr_config.c pmu/config_lines.c lib/nb_text.c
 GEN_CONFIGS_DIR := configs
 GEN_CONFIGS_PFMLIB_H := /usr/include/perfmon/pfmlib.h
 
-.PHONY: configs gen-configs-check gen-configs-deps metric-files metric-files-check
+.PHONY: configs gen-configs-check gen-configs-deps metric-files metric-files-check ppr-tables
+
+# AMD's PPR names per Zen family: Zen 2-4 from Linux's event lists as transcribed under
+# configs/tables/linux_amdzen/, Zen 5 from its event table (Linux's names too).
+PPR_TABLES_DIR := configs/tables
+ppr-tables:
+	for z in 2 3 4; do \
+	  python3 tools/configgen/ppr_names.py Zen$$z $(PPR_TABLES_DIR)/linux_amdzen/zen$$z.txt \
+	    > $(PPR_TABLES_DIR)/zen$${z}_ppr_names.txt || exit 1; \
+	done
+	python3 tools/configgen/ppr_names.py Zen5 $(PPR_TABLES_DIR)/Zen5.txt > $(PPR_TABLES_DIR)/zen5_ppr_names.txt
 
 # configs/metrics/<NAME>.txt for every cfg_<NAME>_common.txt of cpu_map.txt: the
 # metrics whose events that microarchitecture's configs define (gen_metrics.py).

@@ -591,13 +591,14 @@ PRINTED_HELPERS = {"FLOP"}
 IDENT = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[A-Za-z_][A-Za-z0-9_.]*")
 
 
-# cfg_Zen_all.txt writes AMD's PPR names and notes libpfm4's: the metric formulas, written
-# with libpfm4's names, use the PPR name of the same event (configs/README.md, "Zen").
-PPR_ALIAS = re.compile(r"^# (\S+): AMD's PPR name \(nanoBench's\); libpfm4 calls it (\S+)$")
+# The Zen families' _all files write AMD's PPR names and note the source's (libpfm4's, or
+# for Zen 5 our table's Linux names): the metric formulas, written with the source's names,
+# use the PPR name of the same event (docs/configs.md, "AMD's PPR names").
+PPR_ALIAS = re.compile(r"^# (\S+): AMD's PPR name \([^)]*\); (?:libpfm4|Linux) calls it (\S+)$")
 
 
 def read_ppr_aliases(path):
-    """libpfm4 name -> the PPR name the config writes for the same event."""
+    """The source's (libpfm4's or Linux's) name -> the PPR name the config writes for it."""
     out = {}
     with open(path) as f:
         for line in f:

@@ -14,6 +14,7 @@
 
 #include "gen_evtsel.h"
 #include "gen_msr.h"
+#include "gen_ppr.h"
 #include "gen_verify.h"
 
 /* Select bits nanoBench sets itself: USR (16), OS (17), INT (20), EN (22). */
@@ -235,6 +236,31 @@ static void test_verify(void)
     check(verify_text("# only comments\n") > 0, "verify", "no events");
 }
 
+/* The alias comments gen_ppr.c writes, as the host checks read them back. */
+static void test_ppr_alias(void)
+{
+    char alias[64] = "";
+
+    check(gen_ppr_alias_comment("# FpuPipeAssignment.Total0: AMD's PPR name (nanoBench's); libpfm4 "
+                                "calls it FPU_PIPE_ASSIGNMENT.TOTAL0", alias, sizeof(alias)) &&
+              strcmp(alias, "FPU_PIPE_ASSIGNMENT.TOTAL0") == 0,
+          "ppr", "libpfm4 alias");
+    check(gen_ppr_alias_comment("# ExRetInstr: AMD's PPR name (Linux's, in CamelCase); Linux calls it "
+                                "EX_RET_INSTR", alias, sizeof(alias)) &&
+              strcmp(alias, "EX_RET_INSTR") == 0,
+          "ppr", "Linux alias");
+    check(!gen_ppr_alias_comment("# ExNoRetire.All: Linux's encoding and AMD's PPR name; libpfm4 "
+                                 "amd64_fam19h_zen4 does not list this event", alias, sizeof(alias)),
+          "ppr", "no alias for an event the source lacks");
+    check(!gen_ppr_alias_comment("# FpRetSseAvxOps.All: exact only with AMD's MergeEvent counter "
+                                 "pairing (libpfm4)", alias, sizeof(alias)),
+          "ppr", "merge comment");
+    check(!gen_ppr_alias_comment("# X: AMD's PPR name (nanoBench's); libpfm4 calls it "
+                                 "A_NAME_LONGER_THAN_THE_BUFFER_GIVEN_TO_IT_BY_THE_CALLER_HERE",
+                                 alias, 32),
+          "ppr", "alias too long for the buffer");
+}
+
 int gen_selftest(void)
 {
     test_decode();
@@ -243,6 +269,7 @@ int gen_selftest(void)
     test_ctr();
     test_msr_values();
     test_verify();
+    test_ppr_alias();
     printf("gen_configs selftest: %d passed, %d failed\n", passes, failures);
     return failures != 0;
 }

@@ -10,6 +10,7 @@
 
 #include "gen_common.h"
 #include "gen_ctr.h"
+#include "gen_ppr.h"
 #include "gen_table.h"
 #include "gen_write.h"
 
@@ -198,9 +199,10 @@ out:
 
 int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const char *out_dir)
 {
-    char path[1024], source[1024], regen[256], summary[512];
+    char path[1024], source[1024], regen[256], summary[1400];
     struct gen_table t;
     size_t noff = 0, nw = 0, nw2 = 0, ncommon = 0, counts[GEN_STATUS_COUNT] = {0};
+    char ppr_line[160] = ""; /* the PPR names' summary line, printed after the family's */
     int ret = -1;
 
     snprintf(path, sizeof(path), "%s/%s.txt", tables_dir, fam->table);
@@ -235,15 +237,36 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
     }
     if (noff < GEN_OFFCORE_SPLIT) {
         /* Also when split for nanoBench's file list: existing -config lines name it. */
-        size_t nall = 0;
+        size_t nall = 0, nw_ppr = 0;
+        const struct gen_ppr *ppr = split ? NULL : gen_ppr_find(fam->prefix);
+        struct gen_entry *w = NULL;
+        char ppr_summary[768] = "";
 
+        if (ppr) {
+            /* AMD's PPR names first, the table's (Linux's) names as their aliases. */
+            struct gen_ppr_counts pc;
+            char src_full[600];
+
+            snprintf(src_full, sizeof(src_full), "configs/tables/%s.txt", fam->table);
+            if (!(w = gen_ppr_order(ppr, tables_dir, "Linux", src_full, t.vendor, t.e, t.n,
+                                    &nw_ppr, &pc)))
+                goto out;
+            gen_ppr_summary(ppr, "Linux", &pc, ppr_summary, sizeof(ppr_summary));
+            snprintf(ppr_line, sizeof(ppr_line),
+                     "%-24s PPR names: %zu (%zu aliased, %zu not in the table); %zu under Linux's names\n",
+                     "", pc.table, pc.aliased, pc.missing, pc.rest);
+        }
         snprintf(summary, sizeof(summary),
                  "Every event of the table a general-purpose counter can count%s;\n"
                  "fixed-counter-only events and the ones nanoBench's syntax cannot express\n"
-                 "are listed by name at the end.",
-                 split ? " (the same as _all_core.txt and _all_offcore.txt together)" : "");
+                 "are listed by name at the end.%s%s",
+                 split ? " (the same as _all_core.txt and _all_offcore.txt together)" : "",
+                 ppr ? "\n" : "", ppr_summary);
         struct gen_file_spec all = {fam->prefix, "all", source, regen, summary, t.vendor, true};
-        if (gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nall) != 0)
+        int failed = w ? gen_write_entries(out_dir, &all, w, nw_ppr, NULL, &nall)
+                       : gen_write_entries(out_dir, &all, t.e, t.n, NULL, &nall);
+        free(w);
+        if (failed != 0)
             goto out;
         if (!split)
             nw = nall;
@@ -262,7 +285,7 @@ int gen_tfam_generate(const struct gen_tfam *fam, const char *tables_dir, const 
     for (int s = GEN_ALIAS; s < GEN_STATUS_COUNT; s++)
         if (counts[s])
             printf(" %zu %s;", counts[s], gen_status_text(s));
-    printf("\n");
+    printf("\n%s", ppr_line);
     ret = 0;
 out:
     gen_table_free(&t);
