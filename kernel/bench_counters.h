@@ -63,6 +63,12 @@ struct counter_env {
     struct pmu_event *metric_config_events[METRIC_CONFIG_MAX];
     size_t metric_config_n[METRIC_CONFIG_MAX];
     char metric_config_why[METRIC_CONFIG_MAX][METRICS_WHY_MAX];
+    /*
+     * -calibrate's latencies for this processor's core kind (N1..N4 of the
+     * metrics), or NULL: set by the caller, which keeps the calibrations
+     * (kernel/bench_calibrate.h); data only, so nothing here calls there.
+     */
+    const struct machine_latencies *latencies;
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */
