@@ -70,6 +70,7 @@ struct run_state {
     char bench_pmu_config[96];
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
     struct latency_book latencies; /* -calibrate's, one per core kind calibrated in this boot */
+    struct core_kind boot_kind;   /* the boot processor's (pmu/core_kind.h) */
     int64_t announced_cpu;        /* -cpu N whose "processor:" line this benchmark printed, else -1 */
     bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
     struct topo topo;             /* SMT siblings of every logical processor (cpu_topology.h) */
@@ -209,6 +210,7 @@ static void print_fingerprint(struct run_state *s)
     topo_describe(&s->topo, emit_line, &s->report);
     describe_numa(s);
     counters_init(&s->counters, s->p, &m, &s->report);
+    core_kind_read(s->p, &s->boot_kind);
     cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
     s->tsc_invariant = m.tsc_invariant;
@@ -372,6 +374,7 @@ static struct cpu_session {
     struct lfence_session lfence;
     struct machine_info m;
     uint32_t apic_id;
+    struct core_kind kind; /* N's core kind (CPUID.1AH on a hybrid part), for -calibrate */
 } cpu_session;
 
 static void cpu_session_end(struct run_state *s)
@@ -399,6 +402,7 @@ static void cpu_session_begin(struct run_state *s, unsigned cpu)
     cs->cp.p.cpuid(cs->cp.p.ctx, 1, 0, regs);
     /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
     cs->apic_id = regs[1] >> 24;
+    core_kind_read(&cs->cp.p, &cs->kind);
     report_line(&s->report, "processor: %u (APIC ID %u) of %u", cpu, cs->apic_id, nb_cpu_count(s->p));
     /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
     xsave_session_begin(&cs->xsave, &cs->cp.p);
@@ -418,13 +422,30 @@ static void cpu_session_begin(struct run_state *s, unsigned cpu)
     cs->active = true;
 }
 
-/* The calibration of the core kind `p` runs on (a cpu_platform for -cpu N), or NULL. */
-static const struct machine_latencies *latencies_for(const struct run_state *s, const struct nb_platform *p)
+/*
+ * The core kind of processor `cpu` (pmu/core_kind.h): the boot processor's and
+ * the -cpu session's are kept; another processor is asked (CPUID on it).
+ */
+static void kind_of(const struct run_state *s, unsigned cpu, struct core_kind *out)
+{
+    if (cpu == nb_current_cpu(s->p)) {
+        *out = s->boot_kind;
+    } else if (cpu_session.active && cpu_session.cpu == cpu) {
+        *out = cpu_session.kind;
+    } else {
+        struct cpu_platform cp;
+        cpu_platform_init(&cp, s->p, cpu);
+        core_kind_read(&cp.p, out);
+    }
+}
+
+/* The calibration of processor `cpu`'s core kind, or NULL. */
+static const struct machine_latencies *latencies_for(const struct run_state *s, unsigned cpu)
 {
     if (!s->latencies.n)
-        return NULL; /* nothing calibrated: no CPUID round trip to ask */
+        return NULL;
     struct core_kind kind;
-    core_kind_read(p, &kind);
+    kind_of(s, cpu, &kind);
     return latency_book_find(&s->latencies, &kind);
 }
 
@@ -518,7 +539,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     if (!enter_cpu(s, e, o, &c))
         return;
     struct counter_env *counters = c.counters;
-    counters->latencies = latencies_for(s, c.cpu_p);
+    counters->latencies = latencies_for(s, (unsigned)o->cpu);
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
@@ -544,15 +565,15 @@ static void calibrate_if_needed(struct run_state *s, const struct suite_entry *e
 {
     if (!o->calibrate && !o->metrics)
         return;
-    bool elsewhere = o->cpu >= 0 && o->cpu < (int64_t)nb_cpu_count(s->p);
-    struct cpu_platform kind_cp;
-    cpu_platform_init(&kind_cp, s->p, elsewhere ? (unsigned)o->cpu : nb_current_cpu(s->p));
+    if (o->cpu >= (int64_t)nb_cpu_count(s->p))
+        return; /* no such processor: the benchmark's error line says so */
+    bool pinned = o->cpu >= 0; /* -cpu N: calibrated there */
     struct core_kind kind;
-    core_kind_read(elsewhere ? &kind_cp.p : s->p, &kind);
+    kind_of(s, pinned ? (unsigned)o->cpu : nb_current_cpu(s->p), &kind);
     if (latency_book_find(&s->latencies, &kind))
         return;
     struct on_cpu c = { .counters = &s->counters };
-    if (elsewhere && !enter_cpu(s, e, o, &c))
+    if (pinned && !enter_cpu(s, e, o, &c))
         return;
     if (o->calibrate || counters_metrics_need_latencies(c.counters, o, &s->report)) {
         struct machine_latencies *l = latency_book_entry(&s->latencies, &kind);
@@ -565,7 +586,7 @@ static void calibrate_if_needed(struct run_state *s, const struct suite_entry *e
         if (l)
             bench_calibrate(&s->bench, c.counters, ci, CALIBRATE_DRAM_MIN, l, &s->report);
     }
-    if (elsewhere)
+    if (pinned)
         leave_cpu(s, &c);
 }
 
@@ -622,7 +643,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             unsigned errors_before = s->report.n_errors;
             if (o.verbose)
                 report_areas(s, &o);
-            s->counters.latencies = latencies_for(s, s->p);
+            s->counters.latencies = latencies_for(s, nb_current_cpu(s->p));
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else if (o.cycle_by_cycle)
