@@ -9,6 +9,7 @@
 #include "freq_pin.h"
 #include "nb_paths.h"
 #include "nb_text.h"
+#include "pmu_config_parse.h"
 #include "pmu_msrs.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
