@@ -585,6 +585,9 @@ static void calibrate_if_needed(struct run_state *s, const struct suite_entry *e
         }
         if (l)
             bench_calibrate(&s->bench, c.counters, ci, CALIBRATE_DRAM_MIN, l, &s->report);
+        else
+            report_line(&s->report, "warning: calibration: not run: %u core kinds are calibrated already, the most "
+                                    "kept", (unsigned)LATENCY_KINDS);
     }
     if (pinned)
         leave_cpu(s, &c);
