@@ -1,6 +1,6 @@
 /*
  * bench_calibrate.h — -calibrate: measures load-to-use latency once per
- * boot by pointer chasing (the method of configs/latency.suite and
+ * boot and core kind by pointer chasing (the method of configs/latency.suite and
  * tools/gen_latency_suite.sh) at footprints taken from the cache report:
  * L1 (half the L1d), L2 (half the L2), L3 (half the L3) and DRAM (8 x L3,
  * at least 256 MiB, at most 1 GiB), and a TLB walk: one node on each of

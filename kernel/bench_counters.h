@@ -94,7 +94,7 @@ bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t ca
 /*
  * True when the benchmark's -metrics groups read N1..N4 (codemon's latency
  * model) and the PMU can give them a value: the image then runs the
- * calibration first (once per boot), as -calibrate does. Loads the CPU's
+ * calibration first (once per boot and core kind), as -calibrate does. Loads the CPU's
  * metric file (once per suite); a group the file lacks needs nothing here.
  */
 bool counters_metrics_need_latencies(struct counter_env *env, const struct bench_options *o, struct report *r);
