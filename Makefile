@@ -16,7 +16,7 @@ HOST_BUILD := build/host
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ilib -Ikernel -Ipmu -Itools
 # Target sources the host tools share (same parsers as the image).
 SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/bench_expect.c kernel/suite.c \
-               kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_ctr_rules.c pmu/freq_pin.c pmu/pmu_schedule.c pmu/pmu_session.c \
+               kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_config_parse.c pmu/pmu_ctr_rules.c pmu/freq_pin.c pmu/pmu_schedule.c pmu/pmu_session.c \
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
                pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c \
@@ -84,6 +84,7 @@ python-test: deps all
 test: deps all efi-check
 	tests/check_layers.sh
 	$(MAKE) --no-print-directory docs-check
+	$(PYTHON3) tests/include_cycles.py
 	$(MAKE) --no-print-directory gen-configs-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh

@@ -5,23 +5,12 @@
  */
 #include "bench_calibrate.h"
 #include "bench_stats.h"
+#include "core_kind.h"
 #include "nb_text.h"
 #include "pmu_msrs.h"
 #include "tlb_window.h"
 
 #define CALIBRATE_LINE 64u /* node stride when the cache report gives no line size */
-
-static struct machine_latencies latencies;
-
-const struct machine_latencies *calibration_latencies(void)
-{
-    return &latencies;
-}
-
-void calibration_set(const struct machine_latencies *l)
-{
-    latencies = *l;
-}
 
 static const struct cpu_cache *find_cache(const struct cpu_cache_info *ci, const char *name)
 {
@@ -294,10 +283,14 @@ static void report_check(const struct machine_latencies *l, const struct counter
 }
 
 void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
-                     const struct cpu_cache_info *caches, uint64_t dram_min, struct report *r)
+                     const struct cpu_cache_info *caches, uint64_t dram_min, struct machine_latencies *out,
+                     struct report *r)
 {
-    struct machine_latencies *l = &latencies;
+    struct machine_latencies *l = out;
     nb_memset(l, 0, sizeof(*l));
+    /* The kind of core the chase runs on (-cpu N: processor N's CPUID). */
+    core_kind_read(bench->cpu_p ? bench->cpu_p : bench->p, &l->kind);
+    l->cpu = bench->cpu;
     calibrate_sizes(caches, dram_min, l->bytes, l->why);
     const struct cpu_cache *l1 = find_cache(caches, "L1d");
     struct chain ch = { .stride = l1 && l1->line ? l1->line : CALIBRATE_LINE };
@@ -321,7 +314,6 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
     bench->verbose_skip = 0;
     bench->prepare_areas = prepare_chain;
     bench->prepare_arg = &ch;
-    static char walk_why[120];
     for (int level = 0; level < LAT_LEVELS; level++) {
         if (!l->bytes[level])
             continue;
@@ -348,8 +340,8 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
         struct tlb_window w = { 0 };
         if (level == LAT_WALK) {
             if (tlb_window_map(&w, bench->p, ch.pages, bench->areas[AREA_R14],
-                               l->bytes[level] / TLB_PAGE, walk_why, sizeof(walk_why)) != NB_OK) {
-                l->why[level] = walk_why;
+                               l->bytes[level] / TLB_PAGE, l->walk_why, sizeof(l->walk_why)) != NB_OK) {
+                l->why[level] = l->walk_why;
                 continue;
             }
             ch.window = (uint64_t)(uintptr_t)w.base;
@@ -423,9 +415,14 @@ void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
         if (l->latency[level] && len < sizeof(line))
             len += nb_snprintf(line + len, sizeof(line) - len, " %s", unit);
     }
-    report_line(r, "%s (%s per dependent load: %s)", line,
+    /* On a hybrid part: the processor and its kind, whose benchmarks get these values. */
+    char kind[96], on[128] = "";
+    core_kind_describe(&l->kind, kind, sizeof(kind));
+    if (kind[0])
+        nb_snprintf(on, sizeof(on), ", on processor %u: %s", l->cpu, kind);
+    report_line(r, "%s (%s per dependent load: %s)%s", line,
                 l->core_cycles ? "core cycles" : "TSC ticks",
-                l->core_cycles ? l->cycle_counter : "no usable PMU");
+                l->core_cycles ? l->cycle_counter : "no usable PMU", on);
     len = nb_snprintf(line, sizeof(line), "calibration: footprints");
     for (int level = 0; level < LAT_LEVELS && len < sizeof(line); level++) {
         if (l->latency[level] && level == LAT_WALK)

@@ -1,6 +1,6 @@
 /*
  * bench_calibrate.h — -calibrate: measures load-to-use latency once per
- * boot by pointer chasing (the method of configs/latency.suite and
+ * boot and core kind by pointer chasing (the method of configs/latency.suite and
  * tools/gen_latency_suite.sh) at footprints taken from the cache report:
  * L1 (half the L1d), L2 (half the L2), L3 (half the L3) and DRAM (8 x L3,
  * at least 256 MiB, at most 1 GiB), and a TLB walk: one node on each of
@@ -10,8 +10,10 @@
  * into one random cycle of cache-line nodes (Sattolo's algorithm) after the
  * engine zeroes it, and `mov r14, [r14]` is measured like a benchmark: in
  * core cycles where a PMU counts them (Intel fixed counter 1, AMD APERF),
- * in TSC ticks otherwise. The values stay in a struct machine_latencies for
- * the metrics (calibration_latencies()).
+ * in TSC ticks otherwise. The values go into a struct machine_latencies the
+ * caller keeps for the metrics, one per core kind (pmu/core_kind.h: a P-core's
+ * latencies are not an E-core's); the metrics get them as data
+ * (counter_env.latencies), so bench_counters never calls back here.
  */
 #ifndef BENCH_CALIBRATE_H
 #define BENCH_CALIBRATE_H
@@ -62,18 +64,15 @@ uint64_t calibrate_walk_slot(uint64_t data_bytes, uint64_t pages, uint64_t line)
 void calibrate_build_walk_chain(uint8_t *frames, uint64_t pages, uint64_t slot, uint64_t window);
 
 /*
- * Runs the calibration (on the boot processor), prints
- * "calibration: L1 ..., L2 ..., L3 ..., DRAM ..., TLB walk ...", the
- * footprints, the penalties N1..N4 and the DRAM latency in ns, and
- * keeps the values. `counters` may be unusable (TSC ticks then).
+ * Runs the calibration on the benchmark processor (bench->cpu, through
+ * bench->cpu_p when set: `counters` and `caches` must be that processor's),
+ * prints "calibration: L1 ..., L2 ..., L3 ..., DRAM ..., TLB walk ..." (on a
+ * hybrid part followed by the processor and its core kind), the footprints,
+ * the penalties N1..N4 and the DRAM latency in ns, and writes the values and
+ * the core kind to *out. `counters` may be unusable (TSC ticks then).
  */
 void bench_calibrate(struct bench_context *bench, struct counter_env *counters,
-                     const struct cpu_cache_info *caches, uint64_t dram_min, struct report *r);
-
-/* What the last bench_calibrate measured (measured == false before). */
-const struct machine_latencies *calibration_latencies(void);
-
-/* Replaces the kept values (tests give the metrics known latencies). */
-void calibration_set(const struct machine_latencies *l);
+                     const struct cpu_cache_info *caches, uint64_t dram_min, struct machine_latencies *out,
+                     struct report *r);
 
 #endif

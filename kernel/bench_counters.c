@@ -2,13 +2,14 @@
  * bench_counters.c — counter groups around bench_measure (see bench_counters.h).
  */
 #include "bench_counters.h"
-#include "bench_calibrate.h"
 #include "bench_codegen.h"
+#include "core_kind.h"
 #include "bench_stats.h"
 #include "cpu_platform.h"
 #include "freq_pin.h"
-#include "nb_main.h"
+#include "nb_paths.h"
 #include "nb_text.h"
+#include "pmu_config_parse.h"
 #include "pmu_msrs.h"
 #include "pmu_arch_events.h"
 #include "pmu_config_map.h"
@@ -534,6 +535,27 @@ bool counters_metrics_need_latencies(struct counter_env *env, const struct bench
            metrics_need_latencies(env->plan);
 }
 
+/*
+ * -verbose: which calibration the metrics' N1..N4 came from. On a hybrid
+ * part each core kind has its own (pmu/core_kind.h), and the benchmark's
+ * processor's is the one it got.
+ */
+static void report_latency_source(const struct counter_env *env, const struct bench_options *o,
+                                  struct report *r)
+{
+    if (!o->verbose || !metrics_need_latencies(env->plan))
+        return;
+    const struct machine_latencies *l = env->latencies;
+    if (!l || !l->measured) {
+        report_line(r, "verbose: metrics: N1..N4: this processor's core kind was not calibrated");
+        return;
+    }
+    char kind[96];
+    core_kind_describe(&l->kind, kind, sizeof(kind));
+    report_line(r, "verbose: metrics: N1..N4 from the calibration on processor %u%s%s", l->cpu,
+                kind[0] ? ", " : " (not a hybrid part: one calibration serves every processor)", kind);
+}
+
 bool counters_find_event(struct counter_env *env, const char *const *names, struct pmu_event *out,
                          const char **why, struct report *r)
 {
@@ -753,8 +775,9 @@ void counters_measure(struct counter_env *env, struct bench_context *bench,
                 struct metric_measured m = { .tsc = result.values[0], .tsc_known = true,
                                              .no_normalization = o->no_normalization,
                                              .tsc_hz = env->tsc_hz, .no_pmu_why = why,
-                                             .latencies = calibration_latencies() };
+                                             .latencies = env->latencies };
                 metrics_report(env->plan, &m, r);
+                report_latency_source(env, o, r);
             }
         }
     }
@@ -1034,7 +1057,8 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
                                      .fixed_values = fixed_values, .n_fixed = n_fixed,
                                      .tsc = n_lead ? first.values[0] : 0, .tsc_known = n_lead > 0,
                                      .no_normalization = o->no_normalization, .tsc_hz = env->tsc_hz,
-                                     .latencies = calibration_latencies() };
+                                     .latencies = env->latencies };
         metrics_report(env->plan, &m, r);
+        report_latency_source(env, o, r);
     }
 }

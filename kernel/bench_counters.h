@@ -63,6 +63,12 @@ struct counter_env {
     struct pmu_event *metric_config_events[METRIC_CONFIG_MAX];
     size_t metric_config_n[METRIC_CONFIG_MAX];
     char metric_config_why[METRIC_CONFIG_MAX][METRICS_WHY_MAX];
+    /*
+     * -calibrate's latencies for this processor's core kind (N1..N4 of the
+     * metrics), or NULL: set by the caller, which keeps the calibrations
+     * (kernel/bench_calibrate.h); data only, so nothing here calls there.
+     */
+    const struct machine_latencies *latencies;
 };
 
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */
@@ -88,7 +94,7 @@ bool counters_smi_warning(unsigned repeated, unsigned kept, char *out, size_t ca
 /*
  * True when the benchmark's -metrics groups read N1..N4 (codemon's latency
  * model) and the PMU can give them a value: the image then runs the
- * calibration first (once per boot), as -calibrate does. Loads the CPU's
+ * calibration first (once per boot and core kind), as -calibrate does. Loads the CPU's
  * metric file (once per suite); a group the file lacks needs nothing here.
  */
 bool counters_metrics_need_latencies(struct counter_env *env, const struct bench_options *o, struct report *r);

@@ -100,7 +100,7 @@ struct bench_options {
      * counters; NULL: none.
      */
     const char *metrics;
-    bool calibrate; /* -calibrate: measure L1/L2/L3/DRAM latency once per boot first (bench_calibrate.h) */
+    bool calibrate; /* -calibrate: L1/L2/L3/DRAM latency, once per boot and core kind, first (bench_calibrate.h) */
     bool remove_empty_events;
     bool lava_results; /* -lava_results: "lava:" result lines on serial for a LAVA job (nb_report.h) */
     bool no_mem; /* counters in R8..R13; enables the pause/resume magic sequences */

@@ -8,6 +8,7 @@
  */
 #include "nb_main.h"
 #include "cet_guard.h"
+#include "core_kind.h"
 #include "cpu_topology.h"
 #include "numa_srat.h"
 #include "bench_calibrate.h"
@@ -68,7 +69,9 @@ struct run_state {
     char bench_pmu_why[200];
     char bench_pmu_config[96];
     struct cpu_cache_info caches; /* the cache report's, for -calibrate's footprints */
-    bool calibrated;              /* -calibrate ran in this boot */
+    struct latency_book latencies; /* -calibrate's, one per core kind calibrated in this boot */
+    struct core_kind boot_kind;   /* the boot processor's (pmu/core_kind.h) */
+    int64_t announced_cpu;        /* -cpu N whose "processor:" line this benchmark printed, else -1 */
     bool cet;                     /* CR4.CET set by the firmware: no benchmark runs (cet_guard.h) */
     struct topo topo;             /* SMT siblings of every logical processor (cpu_topology.h) */
     struct numa_map numa;         /* the ACPI SRAT (numa_srat.h), when numa_ok */
@@ -207,6 +210,7 @@ static void print_fingerprint(struct run_state *s)
     topo_describe(&s->topo, emit_line, &s->report);
     describe_numa(s);
     counters_init(&s->counters, s->p, &m, &s->report);
+    core_kind_read(s->p, &s->boot_kind);
     cpu_caches_read(s->p, &m, &s->caches);
     s->tsc_hz = m.tsc_hz;
     s->tsc_invariant = m.tsc_invariant;
@@ -370,6 +374,7 @@ static struct cpu_session {
     struct lfence_session lfence;
     struct machine_info m;
     uint32_t apic_id;
+    struct core_kind kind; /* N's core kind (CPUID.1AH on a hybrid part), for -calibrate */
 } cpu_session;
 
 static void cpu_session_end(struct run_state *s)
@@ -397,6 +402,7 @@ static void cpu_session_begin(struct run_state *s, unsigned cpu)
     cs->cp.p.cpuid(cs->cp.p.ctx, 1, 0, regs);
     /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
     cs->apic_id = regs[1] >> 24;
+    core_kind_read(&cs->cp.p, &cs->kind);
     report_line(&s->report, "processor: %u (APIC ID %u) of %u", cpu, cs->apic_id, nb_cpu_count(s->p));
     /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
     xsave_session_begin(&cs->xsave, &cs->cp.p);
@@ -417,58 +423,123 @@ static void cpu_session_begin(struct run_state *s, unsigned cpu)
 }
 
 /*
- * -cpu N: the benchmark runs on processor N, and so does everything that is
- * per processor (CPUID, the PMU's detection, probe and programming).
+ * The core kind of processor `cpu` (pmu/core_kind.h): the boot processor's and
+ * the -cpu session's are kept; another processor is asked (CPUID on it).
  */
-static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
-                           const struct bench_options *o, const struct bench_code *code)
+static void kind_of(const struct run_state *s, unsigned cpu, struct core_kind *out)
+{
+    if (cpu == nb_current_cpu(s->p)) {
+        *out = s->boot_kind;
+    } else if (cpu_session.active && cpu_session.cpu == cpu) {
+        *out = cpu_session.kind;
+    } else {
+        struct cpu_platform cp;
+        cpu_platform_init(&cp, s->p, cpu);
+        core_kind_read(&cp.p, out);
+    }
+}
+
+/* The calibration of processor `cpu`'s core kind, or NULL. */
+static const struct machine_latencies *latencies_for(const struct run_state *s, unsigned cpu)
+{
+    if (!s->latencies.n)
+        return NULL;
+    struct core_kind kind;
+    kind_of(s, cpu, &kind);
+    return latency_book_find(&s->latencies, &kind);
+}
+
+/* What enter_cpu changed in the bench_context, for leave_cpu to give back. */
+struct on_cpu {
+    const struct nb_platform *cpu_p; /* processor N's platform */
+    struct counter_env *counters;    /* processor N's PMU */
+    struct machine_info *m;          /* processor N's CPUID facts, NULL: the boot processor's */
+    uint64_t saved_xsave_mask;
+    uint32_t saved_xsave_size;
+    bool saved_lfence_de_cfg;
+    unsigned saved_cpu;
+    const struct nb_platform *saved_cpu_p;
+};
+
+/*
+ * -cpu N: the benchmark runs on processor N, and so does everything that is
+ * per processor (CPUID, the PMU's detection, probe and programming). Sets
+ * the bench_context up for N; false (after an error line) when N does not
+ * exist. The "processor:" lines are printed once per benchmark.
+ */
+static bool enter_cpu(struct run_state *s, const struct suite_entry *e, const struct bench_options *o,
+                      struct on_cpu *c)
 {
     unsigned n_cpus = nb_cpu_count(s->p);
     if (o->cpu >= (int64_t)n_cpus) {
         report_error(&s->report, "suite line %u: option -cpu: processor %lld does not exist "
                                  "(this machine has %u enabled processor%s, 0..%u)",
                      e->line, (long long)o->cpu, n_cpus, n_cpus == 1 ? "" : "s", n_cpus - 1);
-        return;
+        return false;
     }
     /* The watcher may be running there: N must be free for our calls. */
     nmi_watchdog_release(&s->nmi, (unsigned)o->cpu);
     bool here = (unsigned)o->cpu == nb_current_cpu(s->p);
+    bool announce = s->announced_cpu != o->cpu;
+    s->announced_cpu = o->cpu;
     static struct cpu_platform here_cp;
-    const struct nb_platform *cpu_p;
-    struct counter_env *counters;
     if (here) {
         cpu_platform_init(&here_cp, s->p, (unsigned)o->cpu);
         uint32_t regs[4];
         s->p->cpuid(s->p->ctx, 1, 0, regs);
-        report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu, regs[1] >> 24, n_cpus);
-        cpu_p = &here_cp.p;
-        counters = &s->counters;
+        if (announce)
+            report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu, regs[1] >> 24,
+                        n_cpus);
+        c->cpu_p = &here_cp.p;
+        c->counters = &s->counters;
+        c->m = NULL;
     } else {
         if (!cpu_session.active || cpu_session.cpu != (unsigned)o->cpu)
             cpu_session_begin(s, (unsigned)o->cpu);
-        else
+        else if (announce)
             report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
                         cpu_session.apic_id, n_cpus);
-        cpu_p = &cpu_session.cp.p;
-        counters = &cpu_session.env;
+        c->cpu_p = &cpu_session.cp.p;
+        c->counters = &cpu_session.env;
+        c->m = &cpu_session.m;
     }
-    if (topo_boot_sibling(&s->topo, (unsigned)o->cpu))
+    if (announce && topo_boot_sibling(&s->topo, (unsigned)o->cpu))
         report_line(&s->report, "processor: %lld is the boot processor's SMT sibling (core %u.%u): the "
                                 "boot processor, waiting for it, shares that core's execution units "
                                 "and caches", (long long)o->cpu,
                     s->topo.cpu[o->cpu].package, s->topo.cpu[o->cpu].core);
-    uint64_t saved_xsave_mask = s->bench.xsave_mask;
-    uint32_t saved_xsave_size = s->bench.xsave_size;
-    bool saved_lfence_de_cfg = s->bench.lfence_de_cfg;
+    c->saved_xsave_mask = s->bench.xsave_mask;
+    c->saved_xsave_size = s->bench.xsave_size;
+    c->saved_lfence_de_cfg = s->bench.lfence_de_cfg;
     if (!here) {
         s->bench.xsave_mask = cpu_session.xsave.xcr0;
         s->bench.xsave_size = cpu_session.xsave.area_size;
         s->bench.lfence_de_cfg = cpu_session.lfence.state == LFENCE_SET_FOR_SESSION;
     }
-    unsigned saved_cpu = s->bench.cpu;
-    const struct nb_platform *saved_cpu_p = s->bench.cpu_p;
+    c->saved_cpu = s->bench.cpu;
+    c->saved_cpu_p = s->bench.cpu_p;
     s->bench.cpu = (unsigned)o->cpu;
-    s->bench.cpu_p = cpu_p; /* the watchdog arms processor N's local APIC */
+    s->bench.cpu_p = c->cpu_p; /* the watchdog arms processor N's local APIC */
+    return true;
+}
+
+static void leave_cpu(struct run_state *s, const struct on_cpu *c)
+{
+    s->bench.cpu = c->saved_cpu;
+    s->bench.cpu_p = c->saved_cpu_p;
+    s->bench.xsave_mask = c->saved_xsave_mask;
+    s->bench.xsave_size = c->saved_xsave_size;
+    s->bench.lfence_de_cfg = c->saved_lfence_de_cfg;
+}
+
+static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
+                           const struct bench_options *o, const struct bench_code *code)
+{
+    struct on_cpu c;
+    if (!enter_cpu(s, e, o, &c))
+        return;
+    struct counter_env *counters = c.counters;
+    counters->latencies = latencies_for(s, (unsigned)o->cpu);
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
@@ -480,11 +551,46 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     s->bench_pmu_usable = counters->usable;
     nb_snprintf(s->bench_pmu_why, sizeof(s->bench_pmu_why), "%s", counters->why);
     nb_snprintf(s->bench_pmu_config, sizeof(s->bench_pmu_config), "%s", counters->default_config);
-    s->bench.cpu = saved_cpu;
-    s->bench.cpu_p = saved_cpu_p;
-    s->bench.xsave_mask = saved_xsave_mask;
-    s->bench.xsave_size = saved_xsave_size;
-    s->bench.lfence_de_cfg = saved_lfence_de_cfg;
+    leave_cpu(s, &c);
+}
+
+/*
+ * -calibrate (suite line, defaults or command line), or -metrics groups
+ * that read N1..N4 with a PMU to count them: once per core kind and boot
+ * (pmu/core_kind.h: one kind unless the part is hybrid), before the first
+ * benchmark that needs it (METRICS-FACTS.md 3c), on the processor that
+ * benchmark runs on (-cpu N), with that processor's PMU and cache report.
+ */
+static void calibrate_if_needed(struct run_state *s, const struct suite_entry *e, const struct bench_options *o)
+{
+    if (!o->calibrate && !o->metrics)
+        return;
+    if (o->cpu >= (int64_t)nb_cpu_count(s->p))
+        return; /* no such processor: the benchmark's error line says so */
+    bool pinned = o->cpu >= 0; /* -cpu N: calibrated there */
+    struct core_kind kind;
+    kind_of(s, pinned ? (unsigned)o->cpu : nb_current_cpu(s->p), &kind);
+    if (latency_book_find(&s->latencies, &kind))
+        return;
+    struct on_cpu c = { .counters = &s->counters };
+    if (pinned && !enter_cpu(s, e, o, &c))
+        return;
+    if (o->calibrate || counters_metrics_need_latencies(c.counters, o, &s->report)) {
+        struct machine_latencies *l = latency_book_entry(&s->latencies, &kind);
+        static struct cpu_cache_info caches; /* processor N's own: a P-core's caches are not an E-core's */
+        const struct cpu_cache_info *ci = &s->caches;
+        if (c.m) {
+            cpu_caches_read(c.cpu_p, c.m, &caches);
+            ci = &caches;
+        }
+        if (l)
+            bench_calibrate(&s->bench, c.counters, ci, CALIBRATE_DRAM_MIN, l, &s->report);
+        else
+            report_line(&s->report, "warning: calibration: not run: %u core kinds are calibrated already, the most "
+                                    "kept", (unsigned)LATENCY_KINDS);
+    }
+    if (pinned)
+        leave_cpu(s, &c);
 }
 
 /* -verbose: where the sized memory areas are (physical addresses: the UEFI identity map). */
@@ -510,6 +616,7 @@ static void report_areas(struct run_state *s, const struct bench_options *o)
 static void run_benchmark(struct run_state *s, const struct suite_entry *e)
 {
     nb_selftest_begin(&s->selftest);
+    s->announced_cpu = -1;
     report_begin(&s->report, e->name);
     struct bench_options o;
     if (e->error) {
@@ -531,15 +638,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             s->serve = true;
         struct bench_code code;
         char why[160];
-        /*
-         * -calibrate (suite line, defaults or command line), or -metrics
-         * groups that read N1..N4 with a PMU to count them: once per boot,
-         * before the first benchmark that needs it (METRICS-FACTS.md 3c).
-         */
-        if (!s->calibrated && (o.calibrate || counters_metrics_need_latencies(&s->counters, &o, &s->report))) {
-            bench_calibrate(&s->bench, &s->counters, &s->caches, CALIBRATE_DRAM_MIN, &s->report);
-            s->calibrated = true;
-        }
+        calibrate_if_needed(s, e, &o);
         if (bench_context_size_areas(&s->bench, o.area_size, why, sizeof(why)) != NB_OK) {
             report_error(&s->report, "suite line %u: %s", e->line, why);
         } else if (load_code(s, e, &o, &code) &&
@@ -547,6 +646,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             unsigned errors_before = s->report.n_errors;
             if (o.verbose)
                 report_areas(s, &o);
+            s->counters.latencies = latencies_for(s, nb_current_cpu(s->p));
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else if (o.cycle_by_cycle)

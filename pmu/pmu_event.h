@@ -88,8 +88,6 @@ struct pmu_event {
 /* Called for every bad line; the line is skipped. */
 typedef void (*pmu_config_error_fn)(void *arg, unsigned line, const char *message);
 
-struct pmu_desc;
-
 /*
  * Reads a counter set as `.CTR=` spells it ("2", "0-3", "0,1", "0-1,4"; counters
  * 0..31) into *mask; *single when it is one number. False when malformed.
@@ -98,13 +96,5 @@ bool pmu_counter_set_parse(const char *text, uint32_t *mask, bool *single);
 
 /* Writes a counter set as the config format spells it ("0-3", "0,2,4-5"); returns the length. */
 size_t pmu_counter_set_format(uint32_t mask, char *out, size_t cap);
-
-/*
- * Parses config text for the PMU `d` (vendor, counter bitmap, AnyThread
- * deprecation). Returns the number of events stored (at most max).
- */
-size_t pmu_config_parse(const char *text, size_t len, const struct pmu_desc *d,
-                        struct pmu_event *events, size_t max, pmu_config_error_fn on_error,
-                        void *arg);
 
 #endif

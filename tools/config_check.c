@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "config_check.h"
 #include "pmu.h"
+#include "pmu_config_parse.h"
 #include "pmu_event.h"
 #include "pmu_msr_config.h"
 

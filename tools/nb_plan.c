@@ -14,6 +14,7 @@
 #include "pmu_arch_events.h"
 #include "freq_pin.h"
 #include "pmu_config_map.h"
+#include "pmu_config_parse.h"
 #include "pmu_ctr_rules.h"
 #include "pmu_models.h"
 #include "pmu_msr_config.h"

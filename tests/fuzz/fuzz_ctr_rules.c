@@ -20,6 +20,7 @@
 
 #include "fuzz_util.h"
 #include "pmu.h"
+#include "pmu_config_parse.h"
 #include "pmu_ctr_rules.h"
 
 struct error_log {

@@ -34,6 +34,7 @@
 #include "fuzz_util.h"
 #include "machine.h"
 #include "pmu.h"
+#include "pmu_config_parse.h"
 #include "pmu_event.h"
 #include "pmu_schedule.h"
 

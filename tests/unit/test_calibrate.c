@@ -139,8 +139,9 @@ NB_TEST(calibrate_runs_the_chase_and_keeps_the_values)
     add_cache(&ci, "L1d", 1, 8192);
     add_cache(&ci, "L2", 2, 65536);
     add_cache(&ci, "L3", 3, 524288);
-    bench_calibrate(&c, NULL, &ci, 8u << 20, &r);
-    const struct machine_latencies *l = calibration_latencies();
+    struct machine_latencies lat;
+    bench_calibrate(&c, NULL, &ci, 8u << 20, &lat, &r);
+    const struct machine_latencies *l = &lat;
     CHECK(l->measured);
     CHECK(!l->core_cycles);
     CHECK_EQ_STR(l->cycle_counter, "RDTSC");

@@ -1328,7 +1328,7 @@ NB_TEST(results_metrics_codemon_latency_model_words)
     x.o.metrics = "codemon";
     struct machine_latencies l = { .measured = true, .core_cycles = true, .cycle_counter = "Core cycles",
                                    .latency = { 400, 1400, 4400, 20400, 4400 } };
-    calibration_set(&l);
+    x.env.latencies = &l;
     CHECK_EQ_STR(measure(&x, "C0.00 INST\n"),
                  "RDTSC: 2.00\nINST: 5.00\nPROG_CPUI: 2.50\nPROG_CPI: 2.00\nPROG_UCPUI: 1.00\nPROG_UCPI: 0.80\n"
                  "PROG_DELAY_RATIO: 0.60\nFLUSH_RATIO: 0.17\nL1D_FPU_RATIO: 0.17\nEXE_RATIO: 0.67\n"
@@ -1338,8 +1338,46 @@ NB_TEST(results_metrics_codemon_latency_model_words)
                  "codemon: stalls are 60% of cycles; of them memory access 77%, execution 67%, the front end "
                  "25%, pipeline flushes 17% (parts overlap); the latency model puts 39% of the memory delay in "
                  "L2/L3 hits, 57% in DRAM and 4% in page walks: L3 misses dominate\n");
-    struct machine_latencies none = { 0 };
-    calibration_set(&none);
+    rig_down(&x);
+}
+
+/*
+ * -verbose says whose calibration N1..N4 came from: the entry the caller
+ * handed over for the benchmark's processor (on a hybrid part the E-core's
+ * for a benchmark on an E-core, pmu/core_kind.h), or that there was none;
+ * a part that is not hybrid has one calibration for every processor.
+ */
+NB_TEST(results_metrics_verbose_names_the_calibrated_core_kind)
+{
+    struct rig x;
+    machine_tweak = skylake_x_medium;
+    REQUIRE(rig_up(&x, false, CODEMON_RATES, NB_ARRAY_SIZE(CODEMON_RATES)));
+    hw.fixed_centi[0] = 500;
+    hw.fixed_centi[1] = 1000;
+    hw.fixed_centi[2] = 800;
+    x.o.metrics = "codemon";
+    x.o.verbose = true;
+    struct machine_latencies l = { .measured = true, .core_cycles = true, .cycle_counter = "Core cycles",
+                                   .latency = { 400, 1400, 4400, 20400, 4400 },
+                                   .kind = { 0x20, 1 }, .cpu = 3 };
+    x.env.latencies = &l;
+    const char *out = measure(&x, "C0.00 INST\n");
+    CHECK(strstr(out, "CACHE_DELAY_RATIO: 0.39\n") != NULL);
+    CHECK(strstr(out, "\nverbose: metrics: N1..N4 from the calibration on processor 3, E-core (CPUID.1AH core "
+                      "type 20H, native model 000001H)\n") != NULL);
+    l.kind = (struct core_kind){ 0, 0 };
+    l.cpu = 0;
+    out = measure(&x, "C0.00 INST\n");
+    CHECK(strstr(out, "\nverbose: metrics: N1..N4 from the calibration on processor 0 (not a hybrid part: one "
+                      "calibration serves every processor)\n") != NULL);
+    x.env.latencies = NULL;
+    out = measure(&x, "C0.00 INST\n");
+    CHECK(strstr(out, "CACHE_DELAY_RATIO: n/a (memory latencies N1..N4 not measured (add -calibrate))\n") != NULL);
+    CHECK(strstr(out, "\nverbose: metrics: N1..N4: this processor's core kind was not calibrated\n") != NULL);
+    /* Without -verbose: no such line. */
+    x.o.verbose = false;
+    out = measure(&x, "C0.00 INST\n");
+    CHECK(strstr(out, "verbose: metrics") == NULL);
     rig_down(&x);
 }
 
@@ -1521,11 +1559,9 @@ NB_TEST(results_metrics_codemon_doc_sample)
     x.o.metrics = "codemon";
     struct machine_latencies l = { .measured = true, .core_cycles = true, .cycle_counter = "Core cycles",
                                    .latency = { 400, 1400, 4400, 20400, 4400 } };
-    calibration_set(&l);
+    x.env.latencies = &l;
     const char *out = measure(&x, "C0.00 INST\n");
     CHECK_EQ_STR(doc_sample("docs/metrics.md", "<!-- sample: results_metrics_codemon_doc_sample -->"), out);
-    struct machine_latencies none = { 0 };
-    calibration_set(&none);
     rig_down(&x);
 }
 
@@ -1670,6 +1706,7 @@ static const struct area_cycles CALIBRATION_CYCLES[] = {
 struct calibration_rig {
     struct rig x;
     uint64_t *pml4;
+    struct machine_latencies lat; /* what the calibration measured, given to the metrics */
 };
 
 static void calibration_caches(struct cpu_cache_info *ci)
@@ -1703,7 +1740,8 @@ static const char *calibrate_on(struct calibration_rig *c)
     calibration_caches(&ci);
     host_text_reset(&x->h);
     x->r.serial_seq = 0;
-    bench_calibrate(&x->bench, &x->env, &ci, 1u << 20, &x->r);
+    bench_calibrate(&x->bench, &x->env, &ci, 1u << 20, &c->lat, &x->r);
+    x->env.latencies = &c->lat;
     hw.area_cycles = NULL;
     hw.n_area_cycles = 0;
     CHECK_EQ_U64(c->pml4[255], 0); /* unhooked again */
@@ -1712,8 +1750,6 @@ static const char *calibrate_on(struct calibration_rig *c)
 
 static void calibration_down(struct calibration_rig *c)
 {
-    struct machine_latencies none = { 0 };
-    calibration_set(&none);
     rig_down(&c->x);
     free(c->pml4);
 }
@@ -1743,7 +1779,7 @@ NB_TEST(calibrate_check_every_level_passes_on_skylake_x)
                  "100% of loads went to DRAM, TLB walk 100% of loads walked; a level under 90% is not trusted\n"
                  "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
                  "30.00 cycles\n");
-    const struct machine_latencies *l = calibration_latencies();
+    const struct machine_latencies *l = &c.lat;
     for (int i = 0; i < LAT_LEVELS; i++) {
         CHECK(l->checked[i]);
         CHECK(!l->distrusted[i]);
@@ -1780,7 +1816,7 @@ NB_TEST(calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1)
                  "n/a cycles\n");
     /* docs/latency.md's sample of the check is this output. */
     CHECK_EQ_STR(doc_sample("docs/latency.md", "<!-- sample: calibrate_check_distrusts_an_l2_footprint_that_hit_the_l1 -->"), out);
-    const struct machine_latencies *l = calibration_latencies();
+    const struct machine_latencies *l = &c.lat;
     CHECK(l->distrusted[LAT_L2]);
     CHECK_EQ_STR(l->distrust_why[LAT_L2], "calibration: L2 not trusted: 60% of its loads hit L2 (under 90%)");
     hw.rates = CODEMON_RATES;
@@ -1824,7 +1860,7 @@ NB_TEST(calibrate_check_amd_fills_by_source)
                  "not trusted\n"
                  "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
                  "30.00 cycles\n");
-    const struct machine_latencies *l = calibration_latencies();
+    const struct machine_latencies *l = &c.lat;
     CHECK(!l->checked[LAT_L1]);
     CHECK(!l->distrusted[LAT_L1]);
     calibration_down(&c);
@@ -1844,6 +1880,6 @@ NB_TEST(calibrate_check_not_done_without_a_metric_file)
                       "calibration: check not done: no metric file for this CPU on the image\n"
                       "calibration: N1 (L2 - L1) 10.00, N2 (L3 - L1) 40.00, N3 (DRAM - L1) 200.00, N4 (TLB walk - L2) "
                       "30.00 cycles\n") != NULL);
-    CHECK(!calibration_latencies()->distrusted[LAT_L2]);
+    CHECK(!c.lat.distrusted[LAT_L2]);
     calibration_down(&c);
 }

@@ -13,6 +13,7 @@
 
 #include "nb_test.h"
 #include "pmu.h"
+#include "pmu_config_parse.h"
 #include "pmu_ctr_rules.h"
 #include "pmu_schedule.h"
 

@@ -21,6 +21,7 @@
 #include "nb_test.h"
 #include "pmu.h"
 #include "pmu_arch_events.h"
+#include "pmu_config_parse.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -35,6 +35,7 @@
 #include "nb_report.h"
 #include "nb_test.h"
 #include "pmu_arch_events.h"
+#include "pmu_config_parse.h"
 #include "pmu_models.h"
 #include "pmu_msrs.h"
 

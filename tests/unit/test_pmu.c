@@ -9,6 +9,7 @@
 #include "nb_test.h"
 #include "pmu.h"
 #include "pmu_config_map.h"
+#include "pmu_config_parse.h"
 #include "pmu_msrs.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"

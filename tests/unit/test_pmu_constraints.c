@@ -14,6 +14,7 @@
 #include "nb_test.h"
 #include "pmu.h"
 #include "pmu_arch_events.h"
+#include "pmu_config_parse.h"
 #include "pmu_models.h"
 #include "pmu_msrs.h"
 #include "pmu_schedule.h"

@@ -8,6 +8,7 @@
 #include "host_platform.h"
 #include "nb_test.h"
 #include "pmu.h"
+#include "pmu_config_parse.h"
 #include "pmu_msrs.h"
 #include "pmu_schedule.h"
 #include "pmu_session.h"
