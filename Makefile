@@ -12,15 +12,22 @@
 SHELL := /bin/bash
 CC ?= gcc
 
+# kernel/ is split into rooms by role (kernel/README.md, kernel/rooms.txt). Every
+# room is on the include path, so a file includes "name.h" whichever room holds it.
+KERNEL_DIRS := kernel $(patsubst %/,%,$(sort $(dir $(wildcard kernel/*/*.[ch]))))
+KERNEL_INC  := $(addprefix -I,$(KERNEL_DIRS))
+KERNEL_SRCS := $(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)))
+KERNEL_HDRS := $(wildcard $(addsuffix /*.h,$(KERNEL_DIRS)))
+
 HOST_BUILD := build/host
-HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ilib -Ikernel -Ipmu -Itools
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Ilib $(KERNEL_INC) -Ipmu -Itools
 # Target sources the host tools share (same parsers as the image).
-SHARED_SRCS := lib/nb_text.c kernel/nb_arena.c kernel/bench_options.c kernel/bench_expect.c kernel/suite.c \
-               kernel/x86_emit.c pmu/pmu_event.c pmu/pmu_ctr_rules.c pmu/freq_pin.c pmu/pmu_schedule.c pmu/pmu_session.c \
+SHARED_SRCS := lib/nb_text.c kernel/suite/nb_arena.c kernel/suite/bench_options.c kernel/suite/bench_expect.c kernel/suite/suite.c \
+               kernel/codegen/x86_emit.c pmu/pmu_event.c pmu/pmu_ctr_rules.c pmu/freq_pin.c pmu/pmu_schedule.c pmu/pmu_session.c \
                pmu/pmu_intel.c pmu/pmu_amd.c pmu/pmu_detect.c pmu/pmu_arch_events.c \
-               pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/serial_frame.c \
+               pmu/pmu_config_map.c pmu/pmu_msr_config.c pmu/power.c kernel/report/serial_frame.c \
                pmu/config_lines.c pmu/pmu_describe.c pmu/pmu_models.c pmu/machine.c \
-               pmu/metric_expr.c pmu/metric_file.c kernel/bench_metrics.c kernel/nb_report.c pmu/pmu_freeze.c
+               pmu/metric_expr.c pmu/metric_file.c kernel/engine/bench_metrics.c kernel/report/nb_report.c pmu/pmu_freeze.c
 COMPILER_SRCS := tools/nb_compile.c tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/asm_job.c \
                  tools/gas_source.c tools/gas_batch.c tools/host_checks.c tools/plan_cpu_names.c \
                  tools/mica/mica_itypes.c tools/mica/mica_lines.c tools/mica/mica_category.c \
@@ -57,13 +64,13 @@ $(HOST_BUILD)/nb_gpt: tools/nb_gpt.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/nb_gpt.c
 
-NB_SERIAL_SRCS := tools/nb_serial.c tools/host_file.c kernel/serial_frame.c lib/nb_text.c kernel/suite.c \
-                  kernel/nb_arena.c
-$(HOST_BUILD)/nb_serial: $(NB_SERIAL_SRCS) kernel/serial_frame.h kernel/suite.h
+NB_SERIAL_SRCS := tools/nb_serial.c tools/host_file.c kernel/report/serial_frame.c lib/nb_text.c kernel/suite/suite.c \
+                  kernel/suite/nb_arena.c
+$(HOST_BUILD)/nb_serial: $(NB_SERIAL_SRCS) kernel/report/serial_frame.h kernel/suite/suite.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $(NB_SERIAL_SRCS)
 
-$(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(wildcard kernel/*.h pmu/*.h tools/*.h tools/mica/*.h)
+$(HOST_BUILD)/nb_compile: $(COMPILER_SRCS) $(KERNEL_HDRS) $(wildcard pmu/*.h tools/*.h tools/mica/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ $(COMPILER_SRCS)
 
