@@ -90,6 +90,7 @@ python-test: deps all
 
 test: deps all efi-check
 	tests/check_layers.sh
+	tests/check_rooms.py
 	$(MAKE) --no-print-directory gen-configs-check
 	$(MAKE) --no-print-directory metric-files-check
 	tests/check_nanobench_names.sh
