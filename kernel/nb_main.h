@@ -5,12 +5,8 @@
 #ifndef NB_MAIN_H
 #define NB_MAIN_H
 
+#include "nb_paths.h" /* NB_SUITE_PATH, NB_DIR, NB_RESULTS_DIR */
 #include "nb_platform.h"
-
-/* Where the compiled suite lives on the boot partition. */
-#define NB_SUITE_PATH "nanobench/suite.nb"
-#define NB_DIR "nanobench"
-#define NB_RESULTS_DIR "nanobench/results"
 
 /*
  * Prints the banner and fingerprint, runs every benchmark of the suite,

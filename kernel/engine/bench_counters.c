@@ -7,7 +7,7 @@
 #include "bench_stats.h"
 #include "cpu_platform.h"
 #include "freq_pin.h"
-#include "nb_main.h"
+#include "nb_paths.h"
 #include "nb_text.h"
 #include "pmu_msrs.h"
 #include "pmu_arch_events.h"

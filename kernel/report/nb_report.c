@@ -2,7 +2,7 @@
  * nb_report.c — serial text and results files (see nb_report.h).
  */
 #include "nb_report.h"
-#include "nb_main.h"
+#include "nb_paths.h"
 #include "nb_text.h"
 #include "serial_frame.h"
 
