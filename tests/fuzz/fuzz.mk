@@ -69,11 +69,11 @@ fuzz-deps:
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
 
-# The GNU as front end of -asm* text (tools/gas_source.c) is host code.
-$(FUZZ_BUILD)/fuzz_gas_source: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o $(FUZZ_OBJDIR)/tools/gas_source.o \
-                               $(FUZZ_OBJDIR)/tools/asm_statements.o $(FUZZ_LIB)
+# The GNU as front end of -asm* text (tools/compile/gas_source.c) is host code.
+$(FUZZ_BUILD)/fuzz_gas_source: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o $(FUZZ_OBJDIR)/tools/compile/gas_source.o \
+                               $(FUZZ_OBJDIR)/tools/compile/asm_statements.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
-$(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o: FUZZ_CFLAGS += -Itools
+$(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o: FUZZ_CFLAGS += $(TOOLS_INC)
 
 # The MICA host side (tools/mica/, from tools/mica/mica.mk) has its own
 # archive and needs Zydis; the more specific pattern wins for fuzz_mica_*.

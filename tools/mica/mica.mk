@@ -17,10 +17,10 @@ MICA_LIBS     := -lZydis -pthread
 MICA_BIN      := build/host/nb_mica
 MICA_PLUGIN   := build/host/mica_dbt.so
 
-$(MICA_BIN): tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
+$(MICA_BIN): tools/mica/nb_mica.c tools/common/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
              $(wildcard tools/mica/*.h) lib/nb_trace_format.h kernel/mica/mica_capture.h | $(MICA_PLUGIN)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) \
+	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/common/host_file.c $(MICA_LIB_SRCS) \
 		$(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
 		$(MICA_LIBS)
 
