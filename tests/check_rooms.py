@@ -90,7 +90,8 @@ def check_tree(tree_dir, tree, graph=None):
         if len(rel.split(os.sep)) > 2:
             problems.append(f"{tree}/{rel}: rooms are one level deep")
         elif room == "." and os.path.basename(rel) not in top:
-            problems.append(f"{tree}/{rel}: not in a room (only {' '.join(sorted(top))} may stay in {tree}/)")
+            allowed = f"only {' '.join(sorted(top))} may stay in {tree}/" if top else f"no .c/.h may stay in {tree}/"
+            problems.append(f"{tree}/{rel}: not in a room ({allowed})")
         elif room != "." and room not in order:
             problems.append(f"{tree}/{rel}: {room}/ is not a room of {tree}/rooms.txt")
         if rel.endswith(".h"):
@@ -115,7 +116,8 @@ def check_tree(tree_dir, tree, graph=None):
             if troom not in order:
                 continue
             if graph is not None and troom != room:
-                graph.setdefault((room, troom), []).append(f"{rel} -> {target}")
+                graph.setdefault((f"{tree}/{room}", f"{tree}/{troom}"), []).append(
+                    f"{tree}/{rel} -> {tree}/{target}")
             if order[troom] > order[room]:
                 where = f"{tree}/ itself" if troom == "." else f"{troom}/"
                 problems.append(f"{tree}/{rel} includes \"{name}\" of {where}, a higher room than "
