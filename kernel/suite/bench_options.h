@@ -67,7 +67,7 @@ enum option_scope {
 /* Who assembles -asm* text (host only): GNU as, as nanoBench does, or nasm. */
 enum asm_syntax {
     ASM_SYNTAX_GAS = 0, /* .intel_syntax noprefix, the default */
-    ASM_SYNTAX_NASM,    /* tools/asm_translate.h's dialect */
+    ASM_SYNTAX_NASM,    /* tools/compile/asm_translate.h's dialect */
 };
 
 struct bench_options {
