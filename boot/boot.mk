@@ -7,7 +7,8 @@
 #            efi-check  PE sections are W^X, no undefined dynamic symbols,
 #                       only R_X86_64_RELATIVE relocations (boot/check_pe.sh)
 #            efi-clean  remove build/efi
-# Inputs:    ENGINE_SRCS (default: lib/*.c kernel/*.c pmu/*.c), EFI_CC, EFI_LD,
+# Inputs:    ENGINE_SRCS (default: lib/*.c, KERNEL_SRCS, pmu/*.c), KERNEL_INC
+#            (the Makefile's: -I for kernel/ and each of its rooms), EFI_CC, EFI_LD,
 #            EFI_OBJCOPY, NASM, GNUEFI_INC, GNUEFI_LIB.
 
 EFI_BUILD     := build/efi
@@ -17,7 +18,7 @@ EFI_SO        := $(EFI_BUILD)/BOOTX64.so
 
 BOOT_SRCS     := $(wildcard boot/*.c)
 BOOT_ASM_SRCS := $(wildcard boot/*.asm)
-ENGINE_SRCS   ?= $(wildcard lib/*.c kernel/*.c pmu/*.c)
+ENGINE_SRCS   ?= $(wildcard lib/*.c) $(KERNEL_SRCS) $(wildcard pmu/*.c)
 
 GNUEFI_INC    ?= /usr/include/efi
 GNUEFI_LIB    ?= /usr/lib
@@ -30,7 +31,7 @@ EFI_LIBGCC    := $(shell $(EFI_CC) -print-libgcc-file-name)
 # -mno-red-zone: firmware interrupt handlers run on our stack.
 # GNU_EFI_USE_MS_ABI: call firmware pointers directly as ms_abi functions;
 # Debian's libefi is built the same way.
-EFI_CPPFLAGS  := -I$(GNUEFI_INC) -I$(GNUEFI_INC)/x86_64 -Ilib -Ikernel -Ipmu \
+EFI_CPPFLAGS  := -I$(GNUEFI_INC) -I$(GNUEFI_INC)/x86_64 -Ilib $(KERNEL_INC) -Ipmu \
                  -DGNU_EFI_USE_MS_ABI
 EFI_CFLAGS    := -ffreestanding -fno-stack-protector -fpic -fshort-wchar \
                  -mno-red-zone -maccumulate-outgoing-args \

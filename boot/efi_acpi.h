@@ -1,6 +1,6 @@
 /*
  * efi_acpi.h — ACPI tables from the firmware (the seam's acpi_table), and
- * pages inside a physical range (alloc_data_range), for kernel/numa_srat.h.
+ * pages inside a physical range (alloc_data_range), for kernel/platform/numa_srat.h.
  */
 #ifndef EFI_ACPI_H
 #define EFI_ACPI_H

@@ -1,7 +1,7 @@
 /*
  * efi_facts.c — fills struct nb_firmware_facts (lib/nb_platform.h) from the
  * UEFI system table, the memory map and the SMBIOS configuration table.
- * Parsing the SMBIOS structures is the engine's job (kernel/smbios.c); this
+ * Parsing the SMBIOS structures is the engine's job (kernel/platform/smbios.c); this
  * file only finds them.
  */
 #include <efi.h>

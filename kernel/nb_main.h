@@ -5,7 +5,7 @@
 #ifndef NB_MAIN_H
 #define NB_MAIN_H
 
-#include "nb_paths.h"
+#include "nb_paths.h" /* NB_SUITE_PATH, NB_DIR, NB_RESULTS_DIR */
 #include "nb_platform.h"
 
 /*

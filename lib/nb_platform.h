@@ -31,7 +31,7 @@ enum nb_status {
 
 /*
  * What the firmware knows about the machine, for the platform report
- * (kernel/platform_report.h). Each part has a flag: a table the firmware
+ * (kernel/platform/platform_report.h). Each part has a flag: a table the firmware
  * does not provide is reported as missing, never invented.
  */
 struct nb_firmware_facts {
@@ -113,7 +113,7 @@ struct nb_platform {
      * Control registers of the current processor (ring 0; NULL where the
      * engine may not touch them): CR4, and XCR0 through XGETBV/XSETBV, which
      * raise #UD unless CR4.OSXSAVE is set (SDM vol. 2C XGETBV, XSETBV). The
-     * caller passes only values the SDM allows (kernel/xsave_state.c).
+     * caller passes only values the SDM allows (kernel/platform/xsave_state.c).
      */
     uint64_t (*read_cr4)(void *ctx);
     void (*write_cr4)(void *ctx, uint64_t value);
@@ -121,7 +121,7 @@ struct nb_platform {
     void (*write_xcr0)(void *ctx, uint64_t value);
     /*
      * CR0 and CR3 (ring 0; NULL where the engine may not touch them), for
-     * kernel/tlb_window.h: CR0.WP (bit 16) lets ring 0 write read-only
+     * kernel/engine/tlb_window.h: CR0.WP (bit 16) lets ring 0 write read-only
      * pages when clear (SDM vol. 3A 4.6.1); writing CR3 flushes the
      * non-global TLB entries and the paging-structure caches (SDM vol. 3A
      * 4.10.4.1).
@@ -158,13 +158,13 @@ struct nb_platform {
     /*
      * Runs fn(local, arg) in ONE call on the processor this platform stands
      * for, where `local`'s CPUID/MSR/TSC/LAPIC calls act on that processor
-     * directly (kernel/cpu_platform.h: a whole counter-group programming is
+     * directly (kernel/platform/cpu_platform.h: a whole counter-group programming is
      * one AP call, not one per MSR). fn may only use those calls. NULL: the
      * platform is the processor's own (fn(this platform, arg) is called).
      */
     int (*run_locally)(void *ctx, void (*fn)(const struct nb_platform *local, void *arg), void *arg);
     /*
-     * What the NMI watchdog needs (kernel/nmi_watchdog.h); NULL where the
+     * What the NMI watchdog needs (kernel/guard/nmi_watchdog.h); NULL where the
      * platform cannot. start_on_cpu runs fn(arg) on processor `cpu` WITHOUT
      * waiting; fn may only execute instructions and the calls that act on
      * the current processor (read_tsc, lapic_read/write, apic_id, send_ipi,
@@ -189,7 +189,7 @@ struct nb_platform {
     void (*halt_until_interrupt)(void *ctx);
     /*
      * x86 I/O ports (IN/OUT of one byte), for -debug_gdb's UART on COM2
-     * (kernel/debug_uart.h); NULL where the engine may not touch them. Pure
+     * (kernel/debug/debug_uart.h); NULL where the engine may not touch them. Pure
      * instructions: callable on any processor, with interrupts disabled.
      */
     uint8_t (*port_in8)(void *ctx, uint16_t port);
@@ -197,7 +197,7 @@ struct nb_platform {
     /* Fills what the firmware knows (NULL on platforms that know nothing). */
     void (*firmware_facts)(void *ctx, struct nb_firmware_facts *out);
     /*
-     * NUMA (kernel/numa_srat.h); NULL where the platform cannot. acpi_table:
+     * NUMA (kernel/platform/numa_srat.h); NULL where the platform cannot. acpi_table:
      * the first ACPI table with this 4-character signature, header included,
      * and its length (NULL: none). alloc_data_range: zeroed pages wholly inside
      * the physical range [lo, hi) (identity-mapped), freed with free_mem; NULL
@@ -209,7 +209,7 @@ struct nb_platform {
     void (*finish)(void *ctx, enum nb_finish_action action);
 
     /*
-     * Serve mode (kernel/nb_serve.h): the serial line's receive side and raw
+     * Serve mode (kernel/serve/nb_serve.h): the serial line's receive side and raw
      * bytes out (no "\n" to "\r\n"); NULL where there is no serial port.
      * serial_read waits until it has at least `min` bytes (with nothing
      * else, firmware included, taking bytes from the port meanwhile), then

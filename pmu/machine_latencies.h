@@ -1,6 +1,6 @@
 /*
  * machine_latencies.h — load-to-use latencies measured on this machine by
- * the calibration (kernel/bench_calibrate.c), for the memory-latency model
+ * the calibration (kernel/engine/bench_calibrate.c), for the memory-latency model
  * of the metrics (../shared/METRICS-FACTS.md §3c: N1 = L2 - L1, N2 = L3 - L1,
  * N3 = DRAM - L1). Plain data, so the metric evaluator in pmu/ can read it
  * without depending on kernel/.
@@ -13,7 +13,7 @@
 
 #include "core_kind.h"
 
-/* LAT_WALK: one load per 4 KiB page, more pages than any STLB, data in the L2 (kernel/tlb_window.h). */
+/* LAT_WALK: one load per 4 KiB page, more pages than any STLB, data in the L2 (kernel/engine/tlb_window.h). */
 enum latency_level { LAT_L1 = 0, LAT_L2, LAT_L3, LAT_DRAM, LAT_WALK, LAT_LEVELS };
 
 struct machine_latencies {

@@ -7,16 +7,20 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 status=0
 
+# sources DIR: every .c/.h of DIR and of its folders (kernel/'s rooms: kernel/rooms.txt)
+sources() { find "$@" -name '*.[ch]' | sort; }
+# has DIR HEADER: DIR or one of its folders holds HEADER (every room is on the include path)
+has() { [[ -n $(find "$1" -name "$2" -print -quit) ]]; }
 # includes DIR: "file: header" for every quoted include in DIR
-includes() { grep -Ho '#include "[^"]*"' "$1"/*.[ch] 2>/dev/null | sed 's/#include "\(.*\)"/\1/'; }
+includes() { sources "$1" | xargs grep -Ho '#include "[^"]*"' | sed 's/#include "\(.*\)"/\1/'; }
 
 check() { # LAYER ALLOWED_DIRS...
     local layer=$1
     shift
     while IFS=: read -r file header; do
-        [[ -f $layer/$header ]] && continue
+        has "$layer" "$header" && continue
         local ok=0
-        for dir in "$@"; do [[ -f $dir/$header ]] && ok=1; done
+        for dir in "$@"; do has "$dir" "$header" && ok=1; done
         if [[ $ok -eq 0 ]]; then
             echo "layers: $file includes \"$header\", which is not in $layer/${*:+ or }$*"
             status=1
@@ -27,7 +31,7 @@ check() { # LAYER ALLOWED_DIRS...
 check lib
 check pmu lib
 check kernel lib pmu
-if grep -ln '#include <efi' lib/*.[ch] kernel/*.[ch] pmu/*.[ch] 2>/dev/null; then
+if sources lib kernel pmu | xargs grep -ln '#include <efi'; then
     echo "layers: only boot/ may include <efi.h>"
     status=1
 fi

@@ -32,7 +32,7 @@ import json
 import os
 import sys
 
-# The image's serial lines, as kernel/nb_report.c and platform_report.c print them.
+# The image's serial lines, as kernel/report/nb_report.c and platform_report.c print them.
 FINGERPRINT_START = r"nanoBench-EFI [0-9]"
 FINGERPRINT_END = r"(?=results: nanobench/results/)"  # a lookahead: the next monitor starts there
 FINGERPRINT_PATTERN = r"platform: (?P<test_case_id>[a-z0-9_.]+) = (?P<measurement>-?[0-9]+)(?=[\t\r\n])"

@@ -12,7 +12,7 @@ NAME = 'k'  # the benchmark's name in requests and in the results files (short: 
 
 
 def quote(word):
-    """A word for a suite line: double quotes, with \\" and \\\\ escaped (kernel/suite.h)."""
+    """A word for a suite line: double quotes, with \\" and \\\\ escaped (kernel/suite/suite.h)."""
     return '"' + word.replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 

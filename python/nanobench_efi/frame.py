@@ -1,4 +1,4 @@
-"""Serve-mode frames, as kernel/serve_frame.h defines them (docs/serve.md).
+"""Serve-mode frames, as kernel/serve/serve_frame.h defines them (docs/serve.md).
 
   SOH type seq len[3, little-endian] hcrc[2] payload crc[2]
 
@@ -31,7 +31,7 @@ _CRC_TABLE = _table()
 
 
 def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), as kernel/serial_frame.c."""
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), as kernel/report/serial_frame.c."""
     for b in data:
         crc = ((crc << 8) & 0xFFFF) ^ _CRC_TABLE[((crc >> 8) ^ b) & 0xFF]
     return crc

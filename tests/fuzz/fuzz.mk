@@ -29,7 +29,7 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_OBJDIR  := $(FUZZ_BUILD)/obj
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -Wall -Wextra \
-                -Ilib -Ikernel -Ipmu -Itools/mica -Itests/fuzz
+                -Ilib $(KERNEL_INC) -Ipmu -Itools/mica -Itests/fuzz
 
 FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr_config fuzz_smbios fuzz_metric_file fuzz_ctr_rules \
                 fuzz_mica_trace fuzz_mica_itypes fuzz_serve fuzz_gas_source fuzz_gdb
@@ -37,7 +37,7 @@ FUZZ_TARGETS := fuzz_suite fuzz_options fuzz_pmu_config fuzz_config_map fuzz_msr
 # Every kernel/ and pmu/ source goes into one archive; the linker takes from it
 # only the objects a target references (fuzz_options gets bench_options.o and
 # nb_text.o, nothing else), and a file split in two needs no edit here.
-FUZZ_LIB_SRCS := $(wildcard lib/*.c kernel/*.c pmu/*.c)
+FUZZ_LIB_SRCS := $(wildcard lib/*.c) $(KERNEL_SRCS) $(wildcard pmu/*.c)
 FUZZ_LIB      := $(FUZZ_BUILD)/libnb_fuzz.a
 
 FUZZ_BINS := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
@@ -69,11 +69,11 @@ fuzz-deps:
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
 
-# The GNU as front end of -asm* text (tools/gas_source.c) is host code.
-$(FUZZ_BUILD)/fuzz_gas_source: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o $(FUZZ_OBJDIR)/tools/gas_source.o \
-                               $(FUZZ_OBJDIR)/tools/asm_statements.o $(FUZZ_LIB)
+# The GNU as front end of -asm* text (tools/compile/gas_source.c) is host code.
+$(FUZZ_BUILD)/fuzz_gas_source: $(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o $(FUZZ_OBJDIR)/tools/compile/gas_source.o \
+                               $(FUZZ_OBJDIR)/tools/compile/asm_statements.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^
-$(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o: FUZZ_CFLAGS += -Itools
+$(FUZZ_OBJDIR)/tests/fuzz/fuzz_gas_source.o: FUZZ_CFLAGS += $(TOOLS_INC)
 
 # The MICA host side (tools/mica/, from tools/mica/mica.mk) has its own
 # archive and needs Zydis; the more specific pattern wins for fuzz_mica_*.

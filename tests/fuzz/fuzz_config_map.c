@@ -7,7 +7,7 @@
  * (CPUID.1AH:EAX[31:24]: 20H Atom, 40H Core, anything else), byte 4 the
  * stepping (modulo 17, minus 1: -1 unknown, 0..15), byte 5 the native model ID
  * (0 unknown); the rest is the map text. The output buffer has the size
- * kernel/bench_counters.c uses; pmu_config_map_choose_cpu() (stepping= and
+ * kernel/engine/bench_counters.c uses; pmu_config_map_choose_cpu() (stepping= and
  * native= qualifiers) runs on the same text.
  *
  * Invariants (a failure traps): on true the output is NUL-terminated inside
@@ -22,7 +22,7 @@
 #include "machine.h"
 #include "pmu_config_map.h"
 
-/* sizeof(struct counter_env.default_config) in kernel/bench_counters.h; tools use 96 too. */
+/* sizeof(struct counter_env.default_config) in kernel/engine/bench_counters.h; tools use 96 too. */
 #define FUZZ_OUT_CAP 96
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

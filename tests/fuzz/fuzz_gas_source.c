@@ -1,6 +1,6 @@
 /*
  * fuzz_gas_source.c — libFuzzer target for the GNU as front end of -asm*
- * text (tools/gas_source.h): statement splitting, repeats, |n, the names a
+ * text (tools/compile/gas_source.h): statement splitting, repeats, |n, the names a
  * part defines and their renaming, the nasm-construct check.
  *
  * Input: the -asm text (made NUL-terminated, as an option value is).

@@ -1,6 +1,6 @@
 /*
  * fuzz_gdb.c — libFuzzer target for -debug_gdb's remote protocol
- * (kernel/gdb_proto.h framing, kernel/gdb_stub.h commands): the bytes come
+ * (kernel/debug/gdb_proto.h framing, kernel/debug/gdb_stub.h commands): the bytes come
  * from a serial cable or a socket, so no byte sequence may make the stub
  * read or write outside its buffers, its registers or the memory it allows.
  *

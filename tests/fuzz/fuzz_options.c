@@ -1,6 +1,6 @@
 /*
  * fuzz_options.c — libFuzzer target for the option parser
- * (kernel/bench_options.h), fed an argv made by splitting the input at NUL
+ * (kernel/suite/bench_options.h), fed an argv made by splitting the input at NUL
  * bytes ("-unroll_count\0100" is two arguments).
  *
  * Every argument is its own heap block and argv has exactly argc slots, so a

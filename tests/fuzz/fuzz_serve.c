@@ -1,7 +1,7 @@
 /*
  * fuzz_serve.c — libFuzzer target for the serve-mode receive path: the
- * frame scanner (kernel/serve_frame.h) run over the input as the image runs
- * it over its receive buffer, and the request parser (kernel/serve_request.h)
+ * frame scanner (kernel/serve/serve_frame.h) run over the input as the image runs
+ * it over its receive buffer, and the request parser (kernel/serve/serve_request.h)
  * on the input itself and on every good frame's payload.
  *
  * Invariants (a failure traps):

@@ -1,6 +1,6 @@
 /*
  * fuzz_smbios.c — libFuzzer target for the SMBIOS structure parser
- * (kernel/smbios.h): the table comes from the firmware of whatever machine
+ * (kernel/platform/smbios.h): the table comes from the firmware of whatever machine
  * the stick boots, so a malformed one must not make the image read past it.
  *
  * Input: the whole input is the structure table, in a heap block of exactly

@@ -1,7 +1,7 @@
 /*
- * fuzz_suite.c — libFuzzer target for the suite file parser (kernel/suite.h)
+ * fuzz_suite.c — libFuzzer target for the suite file parser (kernel/suite/suite.h)
  * and, on every benchmark line it yields, the option parser
- * (kernel/bench_options.h) in the target scope and in the host+target scope.
+ * (kernel/suite/bench_options.h) in the target scope and in the host+target scope.
  *
  * The arena is sized the way kernel/nb_main.c sizes it: start from
  * suite_arena_estimate() and double while suite_parse() returns NB_ENOMEM.

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 # `|n`: the SDM's recommended multi-byte NOPs (Vol. 2B, NOP); 10..15 bytes
-# are 66h prefixes, a CS override and the 8-byte NOP (kernel/x86_emit.c).
+# are 66h prefixes, a CS override and the 8-byte NOP (kernel/codegen/x86_emit.c).
 NOPS = {
     1: "90", 2: "6690", 3: "0f1f00", 4: "0f1f4000", 5: "0f1f440000",
     6: "660f1f440000", 7: "0f1f8000000000", 8: "0f1f840000000000",

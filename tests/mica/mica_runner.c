@@ -1,6 +1,6 @@
 /*
  * mica_runner.c — runs benchmark code on the Linux host the way the image's
- * trace run does (kernel/bench_codegen.c, trace mode), between two INT3
+ * trace run does (kernel/codegen/bench_codegen.c, trace mode), between two INT3
  * markers, so `nb_mica -int3_markers -- mica_runner ...` traces exactly the
  * region the image traces for -mica: the capture cross-check of issue 9
  * (tests/mica/xcheck.sh).
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         perror("mica_runner: mmap");
         return 2;
     }
-    /* Registers as the image's trace run sets them (kernel/bench_codegen.c). */
+    /* Registers as the image's trace run sets them (kernel/codegen/bench_codegen.c). */
     mov_imm64(14, middle[0]);
     mov_imm64(7, middle[1]);
     mov_imm64(6, middle[2]);

@@ -1,5 +1,5 @@
 # tests/qemu/gas_tests.sh — -asm* in nanoBench's dialect: GNU as assembles it
-# (tools/gas_batch.h). Sourced by tests/qemu/run.sh (its helpers: $NB, $TMP,
+# (tools/compile/gas_batch.h). Sourced by tests/qemu/run.sh (its helpers: $NB, $TMP,
 # expect_eq, expect_cli_error).
 
 # The corpus (tests/gas/corpus.tsv: 3,000+ statements of every mnemonic class,

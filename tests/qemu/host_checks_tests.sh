@@ -1,5 +1,5 @@
 # tests/qemu/host_checks_tests.sh — mistakes found on the host, exit 2 with
-# the benchmark and option, before anything boots (tools/host_checks.h); a
+# the benchmark and option, before anything boots (tools/compile/host_checks.h); a
 # failing -expect makes the run exit 1; -plan_cpu names; nanoBench's config
 # lines it skips are warnings. Sourced by tests/qemu/run.sh.
 

@@ -106,7 +106,7 @@ RDTSC: 16.00" "$out" || return 1
 }
 
 # The image carries every core's counter restrictions next to its default config,
-# so any -config is held to them on the machine (kernel/bench_counters.c).
+# so any -config is held to them on the machine (kernel/engine/bench_counters.c).
 test_image_has_counter_restrictions() {
     $NB -asm nop -image "$TMP/ctr.img" >/dev/null 2>&1 || { echo "no image"; return 1; }
     local listing f

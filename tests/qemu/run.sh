@@ -54,7 +54,7 @@ suite_with_errors() {
 }
 
 # Serial text as the image printed it: firmware escapes, CRs and the line
-# frames (kernel/serial_frame.h) removed.
+# frames (kernel/report/serial_frame.h) removed.
 clean_serial() {
     sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\r//g' -e 's/\t|[0-9]\{4\} [0-9a-f]\{4\}$//' "$1"
 }
@@ -546,7 +546,7 @@ test_no_pmu_amd_probe() {
         "$(grep '^lfence:' "$TMP/pmu_amd/run-0001.txt")"
 }
 
-# The platform report (kernel/platform_report.h) of the runs above: QEMU's
+# The platform report (kernel/platform/platform_report.h) of the runs above: QEMU's
 # own values exactly (its CPU models' caches and TLBs, OVMF's firmware
 # facts, QEMU's SMBIOS tables, -m 512), the facts that vary (TSC
 # calibration, free memory, page counts) by their shape. The CSV carries the
@@ -596,7 +596,7 @@ RDTSC: 16.00" "$(grep -v -e '^verbose:' -e '^$' -e $'^\t' -e ' results (unroll_c
 # every node, checked before measuring (one dependent load per instruction:
 # exactly 16 ticks under -icount 4); a broken chain stops at UD2. The shipped
 # configs/latency.suite is what the script writes for the sizes in its header.
-# -calibrate: the pointer-chase latencies once per boot (kernel/bench_calibrate.h),
+# -calibrate: the pointer-chase latencies once per boot (kernel/engine/bench_calibrate.h),
 # at footprints from QEMU's cache report (max CPU: L1d 64 KiB, L2 512 KiB,
 # L3 16 MiB); without a PMU in TSC ticks, and under -icount 4 one load is
 # one instruction: exactly 16 ticks at every level, the TLB walk too (its
@@ -842,7 +842,7 @@ TABLE
 
 # -plan of a suite: one heading per benchmark, each with its own config,
 # -fixed_counters and -msr_config; the MSR config's writes follow the counter
-# groups, in the image's order (kernel/bench_counters.c measure_msr_events:
+# groups, in the image's order (kernel/engine/bench_counters.c measure_msr_events:
 # per MSR event its writes in line order, the run, then each MSR back to the
 # value read before it, last first). Values: IA32_PERFEVTSELx = event |
 # umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.
@@ -970,7 +970,7 @@ group 4: CYCLE_ACTIVITY.CYCLES_NO_EXECUTE@PMC0 MEM_LOAD_UOPS_RETIRED.L2_HIT@PMC1
 
 # -plan of a suite: one heading per benchmark, each with its own config,
 # -fixed_counters and -msr_config; the MSR config's writes follow the counter
-# groups, in the image's order (kernel/bench_counters.c measure_msr_events:
+# groups, in the image's order (kernel/engine/bench_counters.c measure_msr_events:
 # per MSR event its writes in line order, the run, then each MSR back to the
 # value read before it, last first). Values: IA32_PERFEVTSELx = event |
 # umask<<8 | USR | OS | EN (0x430000); the unused PERFEVTSEL1 is cleared.

@@ -327,7 +327,7 @@ const char *host_raw_text(const struct host_platform *h)
 }
 
 /*
- * Every line the engine prints carries a frame (kernel/serial_frame.h): check
+ * Every line the engine prints carries a frame (kernel/report/serial_frame.h): check
  * each one (CRC, consecutive numbers, restarting at 0 for a new boot) and
  * return the text without them, as the results files have it.
  */

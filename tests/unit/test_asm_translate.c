@@ -1,8 +1,8 @@
 /*
  * test_asm_translate.c — nanoBench's assembler text as users paste it
- * (tools/asm_translate.h), checked byte for byte: the translation assembled
+ * (tools/compile/asm_translate.h), checked byte for byte: the translation assembled
  * with nasm against plain nasm source of the same code; and the suite's one
- * nasm run (tools/nasm_batch.h), where one benchmark's macros, labels and
+ * nasm run (tools/compile/nasm_batch.h), where one benchmark's macros, labels and
  * modes must not reach another.
  */
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 /*
- * test_bench_metrics.c — the image's metric evaluation (kernel/bench_metrics.h)
+ * test_bench_metrics.c — the image's metric evaluation (kernel/engine/bench_metrics.h)
  * with -calibrate's latencies: N1..N3 are the penalties of L2, L3 and DRAM
  * over an L1 hit, N4 that of a TLB walk over an L2 hit, in core cycles
  * (METRICS-FACTS.md 3c); N3 from the DRAM latency in ns at the run's

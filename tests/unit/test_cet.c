@@ -1,6 +1,6 @@
 /*
  * test_cet.c — CR4.CET set by the firmware: nb_run_image says so once in the
- * fingerprint and reports every benchmark as not run (kernel/cet_guard.h);
+ * fingerprint and reports every benchmark as not run (kernel/guard/cet_guard.h);
  * with CR4.CET clear nothing is said and the benchmark runs.
  */
 #include "cet_guard.h"

@@ -1697,7 +1697,7 @@ NB_TEST(results_metrics_codemon_haswell_stand_ins)
  * has 8192 pages with a 16-byte node each (128 KiB, 24 bytes a page rounded
  * down). The fake hardware takes core cycles per load by footprint: L1 4,
  * L2 14, L3 44, DRAM 204, walk 44, so N1 = 10, N2 = 40, N3 = 200, N4 = 30.
- * The walk's window hooks a free entry of a fake PML4 (kernel/tlb_window.h).
+ * The walk's window hooks a free entry of a fake PML4 (kernel/engine/tlb_window.h).
  */
 static const struct area_cycles CALIBRATION_CYCLES[] = {
     { 16384, 400 }, { 196608, 1400 }, { 1048576, 4400 }, { 16777216, 20400 }, { 131072, 4400 },

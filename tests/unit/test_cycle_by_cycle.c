@@ -1,5 +1,5 @@
 /*
- * test_cycle_by_cycle.c — -cycle_by_cycle (kernel/cycle_by_cycle.c,
+ * test_cycle_by_cycle.c — -cycle_by_cycle (kernel/modes/cycle_by_cycle.c,
  * pmu/pmu_freeze.c) on a fake Intel PMU that implements Freeze_PerfMon_On_PMI.
  *
  * The fake PMU is driven by a scripted per-cycle trace of one run of the

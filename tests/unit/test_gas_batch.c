@@ -1,6 +1,6 @@
 /*
- * test_gas_batch.c — -asm* text assembled by GNU as (tools/gas_source.h,
- * tools/gas_batch.h): one as run for several parts, each as if alone (the
+ * test_gas_batch.c — -asm* text assembled by GNU as (tools/compile/gas_source.h,
+ * tools/compile/gas_batch.h): one as run for several parts, each as if alone (the
  * same label in two parts, .align from the part's own start), |n, the
  * nasm-only constructs refused, and what is not refused. The corpus of
  * tests/gas/corpus.tsv goes through the whole pipeline in tests/qemu/gas_tests.sh.

@@ -1,6 +1,6 @@
 /*
  * test_mica_capture.c — the image's single-step records for -mica
- * (kernel/mica_capture.h), fed with the frames the #DB stub would pass, and
+ * (kernel/mica/mica_capture.h), fed with the frames the #DB stub would pass, and
  * checked byte for byte against lib/nb_trace_format.h; the refusals, the
  * PUSHF fix-up, the limits and QEMU's extra REP step.
  */

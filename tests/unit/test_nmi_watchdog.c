@@ -1,6 +1,6 @@
 /*
- * test_nmi_watchdog.c — the second-processor watchdog (kernel/nmi_watchdog.h)
- * and the generated code's side of it (kernel/nmi_code.h).
+ * test_nmi_watchdog.c — the second-processor watchdog (kernel/guard/nmi_watchdog.h)
+ * and the generated code's side of it (kernel/codegen/nmi_code.h).
  *
  * The watcher procedure runs here on a scripted processor: every HLT is a
  * step of the script (time passes, the boot processor changes the command),

@@ -1,7 +1,7 @@
 /*
  * test_probe_code.c — the PMU probe in ring 0: pmu_probe hands the whole
  * sequence (which MSRs, which values) to one procedure, and the procedure the
- * kernel generates for it (kernel/probe_code.h) is checked instruction by
+ * kernel generates for it (kernel/codegen/probe_code.h) is checked instruction by
  * instruction with objdump: interrupts off, counter zeroed, programmed,
  * enabled globally, the loop, disabled in the reverse order, read.
  */

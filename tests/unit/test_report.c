@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define BANNER "nanoBench-EFI " NB_VERSION "\n"
-/* The platform report on the fake platform: no caches, no firmware facts (kernel/platform_report.h). */
+/* The platform report on the fake platform: no caches, no firmware facts (kernel/platform/platform_report.h). */
 #define PLATFORM_TEXT                                                                        \
     "platform: cpu.vendor = GenuineIntel\n"                                                            \
     "platform: cpu.brand = Test CPU\n"                                                            \

@@ -1,5 +1,5 @@
 /*
- * test_serve_loop.c — serve mode's loop (kernel/nb_serve.h) against a
+ * test_serve_loop.c — serve mode's loop (kernel/serve/nb_serve.h) against a
  * scripted serial line: the replies, in order, to a fingerprint request, a
  * benchmark, the same benchmark again (its reply repeated, not run again),
  * a damaged request, polls, a request over the limit, an unknown type and

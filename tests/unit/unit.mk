@@ -1,5 +1,5 @@
 # tests/unit/unit.mk — host unit tests: tests/unit/*.c linked with the same
-# kernel/*.c and pmu/*.c sources the image uses, built with gcc and the
+# kernel/ (every room) and pmu/ sources the image uses, built with gcc and the
 # address and undefined-behaviour sanitizers, and run on the Linux host.
 #
 # Include it from the top-level Makefile and run make from the repository root:
@@ -15,16 +15,16 @@ UNIT_BUILD   := build/host
 UNIT_OBJDIR  := $(UNIT_BUILD)/unit
 UNIT_BIN     := $(UNIT_BUILD)/unit_tests
 # The suite compiler's assembler front end (tools/) is host code tested here too.
-UNIT_TOOL_SRCS := tools/asm_statements.c tools/asm_translate.c tools/nasm_batch.c tools/asm_job.c tools/host_file.c \
-                  tools/gas_source.c tools/gas_batch.c tools/steps_list.c \
+UNIT_TOOL_SRCS := tools/compile/asm_statements.c tools/compile/asm_translate.c tools/compile/nasm_batch.c tools/compile/asm_job.c tools/common/host_file.c \
+                  tools/compile/gas_source.c tools/compile/gas_batch.c tools/readers/steps_list.c \
                   $(MICA_LIB_SRCS)
-UNIT_SRCS    := $(wildcard tests/unit/*.c) $(wildcard lib/*.c) $(wildcard kernel/*.c) $(wildcard pmu/*.c) \
+UNIT_SRCS    := $(wildcard tests/unit/*.c) $(wildcard lib/*.c) $(KERNEL_SRCS) $(wildcard pmu/*.c) \
                 $(UNIT_TOOL_SRCS)
 UNIT_OBJS    := $(patsubst %.c,$(UNIT_OBJDIR)/%.o,$(UNIT_SRCS))
 # -fno-sanitize-recover: a sanitizer report fails the test instead of scrolling by.
 UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer \
-                -Ilib -Ikernel -Ipmu -Itools -Itools/mica -Itests/unit -MMD -MP
+                -Ilib $(KERNEL_INC) -Ipmu $(TOOLS_INC) -Itests/unit -MMD -MP
 
 .PHONY: unit-test unit-build unit-clean
 

@@ -9,7 +9,7 @@
 MICA_LIB_SRCS := $(filter-out tools/mica/nb_mica.c tools/mica/mica_ptrace.c tools/mica/mica_dbt.c \
                    tools/mica/mica_dbt_plugin.c,$(wildcard tools/mica/*.c))
 # The ptrace capture (nb_mica -- PROGRAM) writes records with the image's encoder.
-MICA_PTRACE_SRCS := tools/mica/mica_ptrace.c kernel/mica_capture.c lib/nb_text.c
+MICA_PTRACE_SRCS := tools/mica/mica_ptrace.c kernel/mica/mica_capture.c lib/nb_text.c
 # The DBT capture (nb_mica -dbt -- PROGRAM): qemu-x86_64 with the plugin
 # below streams records into the analyses, which run on worker threads.
 MICA_DBT_SRCS := tools/mica/mica_dbt.c
@@ -17,10 +17,10 @@ MICA_LIBS     := -lZydis -pthread
 MICA_BIN      := build/host/nb_mica
 MICA_PLUGIN   := build/host/mica_dbt.so
 
-$(MICA_BIN): tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
-             $(wildcard tools/mica/*.h) lib/nb_trace_format.h kernel/mica_capture.h | $(MICA_PLUGIN)
+$(MICA_BIN): tools/mica/nb_mica.c tools/common/host_file.c $(MICA_LIB_SRCS) $(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
+             $(wildcard tools/mica/*.h) lib/nb_trace_format.h kernel/mica/mica_capture.h | $(MICA_PLUGIN)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/host_file.c $(MICA_LIB_SRCS) \
+	$(CC) $(HOST_CFLAGS) -Itools/mica -o $@ tools/mica/nb_mica.c tools/common/host_file.c $(MICA_LIB_SRCS) \
 		$(MICA_PTRACE_SRCS) $(MICA_DBT_SRCS) \
 		$(MICA_LIBS)
 

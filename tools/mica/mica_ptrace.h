@@ -2,7 +2,7 @@
  * mica_ptrace.h — the second capture path of MICA (issue 9): a Linux program
  * run on the host under ptrace, single-stepped (PTRACE_SINGLESTEP), every
  * step written as a record of lib/nb_trace_format.h by the image's own
- * encoder (kernel/mica_capture.c, mica_capture_append). So nb_mica analyses
+ * encoder (kernel/mica/mica_capture.c, mica_capture_append). So nb_mica analyses
  * a host program exactly as it analyses an image trace: MICA without Pin.
  *
  * Per step: PTRACE_GETREGS gives RIP, the general registers, RFLAGS (TF as

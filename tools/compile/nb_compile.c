@@ -445,7 +445,7 @@ static int write_outputs(struct compile *c)
         char *config = b->config ? stage_config(c, b->name, "cfg", b->config, b->config_len) : NULL;
         char *msr_config = b->msr_config ? stage_config(c, b->name, "msr", b->msr_config,
                                                         b->msr_config_len) : NULL;
-        /* The image's errors then name the line of the user's file (kernel/suite.h). */
+        /* The image's errors then name the line of the user's file (kernel/suite/suite.h). */
         if (b->line)
             fprintf(f, "#line %u\n", b->line);
         suite_write_benchmark(f, b->name, &b->o, (const char *const *)paths, config, msr_config);
@@ -541,7 +541,7 @@ static void write_mica_env(FILE *f, const struct compile *c)
  * (images/qemu-run.sh --idle). The image prints a benchmark's lines when it
  * ends, and its watchdog ends every benchmark within its budget: -timeout
  * seconds of TSC time, plus 40 us per instruction -mica may single-step
- * (kernel/bench_run.c). The guest's clock may run slower than the host's
+ * (kernel/engine/bench_run.c). The guest's clock may run slower than the host's
  * (TCG with -icount: 16 ns per instruction interpreted, so a host that
  * interprets fewer than 62.5 M instructions per second stretches it), hence
  * IDLE_BUDGET_FACTOR; IDLE_MARGIN_S covers what no -timeout bounds: the

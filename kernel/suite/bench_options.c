@@ -326,7 +326,7 @@ static int parse_freq(const char *text, struct option_error *err)
                 text, "");
 }
 
-/* -asm_syntax gas|nasm: who assembles the -asm* text (tools/gas_batch.h, tools/nasm_batch.h). */
+/* -asm_syntax gas|nasm: who assembles the -asm* text (tools/compile/gas_batch.h, nasm_batch.h). */
 static int parse_asm_syntax(const char *text, int64_t *value, struct option_error *err)
 {
     if (nb_strcmp(text, "gas") == 0 || nb_strcmp(text, "nasm") == 0) {

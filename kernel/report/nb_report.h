@@ -92,7 +92,7 @@ void report_serial_line(struct report *r, const char *fmt, ...) __attribute__((f
 
 /*
  * A platform fact outside any benchmark: "platform: KEY = VALUE" in text and
- * "platform,KEY,VALUE,," in CSV (kernel/platform_report.h).
+ * "platform,KEY,VALUE,," in CSV (kernel/platform/platform_report.h).
  */
 void report_platform_fact(struct report *r, const char *key, const char *value);
 

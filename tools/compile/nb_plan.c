@@ -250,7 +250,7 @@ static void pick_default_config(const struct pmu_desc *d, struct default_config 
         dc->name = host_path_join(root, choice.path);
         dc->text = host_read_file(dc->name, &dc->len);
     }
-    /* The same choice, and the same warning, as the image (kernel/bench_counters.c). */
+    /* The same choice, and the same warning, as the image (kernel/engine/bench_counters.c). */
     if (match == CONFIG_MATCH_UNKNOWN_MODEL)
         fprintf(stderr, "nanobench: warning: family 0x%x model 0x%x is not in cpu_map.txt: "
                 "measuring the architectural events only (CPUID.0AH); pass this processor's "
@@ -306,7 +306,7 @@ static void metric_error(void *arg, const char *message)
 /*
  * -metrics: the events the groups need, found among the benchmark's or
  * appended from the metric file's configs, as the image does
- * (kernel/bench_counters.c). Returns the new event count; *needs_fixed
+ * (kernel/engine/bench_counters.c). Returns the new event count; *needs_fixed
  * when a metric reads a fixed counter (programmed with group 1).
  */
 static size_t plan_metrics(const struct pmu_desc *d, const struct default_config *dc, const char *groups_list,
@@ -399,7 +399,7 @@ static void plan_groups(struct pmu_session *session, const struct pmu_desc *d,
         gp_mask = pmu_lowest_counters(gp_mask, room);
     }
     size_t n_groups = pmu_schedule(events, n, gp_mask, groups);
-    /* As the image (kernel/bench_counters.c): no top-down events with -no_mem. */
+    /* As the image (kernel/engine/bench_counters.c): no top-down events with -no_mem. */
     for (size_t g = 0; o->no_mem && g < n_groups; g++) {
         for (unsigned k = 0; k < groups[g].n_topdown; k++)
             fprintf(stderr, "nanobench: %s:%u: %s: top-down events are not measured with -no_mem "
@@ -422,7 +422,7 @@ static void msr_config_error(void *arg, unsigned line, const char *message)
 }
 
 /*
- * The -msr_config pass after the groups (kernel/bench_counters.c
+ * The -msr_config pass after the groups (kernel/engine/bench_counters.c
  * measure_msr_events): per event the MSR it reads, its writes in line order,
  * and after the run each written MSR back to the value read before it, last
  * first. Those values are the machine's, unknown here.

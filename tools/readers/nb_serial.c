@@ -1,7 +1,7 @@
 /*
  * nb_serial.c — turns a captured serial log of nanoBench-EFI back into the
  * results CSV (the same rows as nanobench/results/run-NNNN.csv) and reports
- * every damaged or missing line (kernel/serial_frame.h).
+ * every damaged or missing line (kernel/report/serial_frame.h).
  *
  * usage: nb_serial LOG [-o OUT.csv] [-suite FILE]
  * Lines without a frame (the firmware's own output) are ignored; a new boot
@@ -250,7 +250,7 @@ static void text_line(struct parser *p, char *text)
         p->in_benchmark = true;
         start_block(p, p->benchmark);
     } else if (!p->in_benchmark && regexec(&p->platform, text, 3, m, 0) == 0) {
-        /* The platform report (kernel/platform_report.h): rows of the pseudo-benchmark "platform". */
+        /* The platform report (kernel/platform/platform_report.h): rows of the pseudo-benchmark "platform". */
         if (!p->run->n_blocks || strcmp(p->benchmark, "platform") != 0) {
             snprintf(p->benchmark, sizeof(p->benchmark), "platform");
             start_block(p, p->benchmark);
@@ -491,7 +491,7 @@ int main(int argc, char **argv)
     }
     struct parser p = { .log = log };
     regcomp(&p.header, "^\\[([A-Za-z0-9_.-]+)\\]$", REG_EXTENDED);
-    /* A value, with -range its "[min;max]" too (kernel/bench_counters.c). */
+    /* A value, with -range its "[min;max]" too (kernel/engine/bench_counters.c). */
     regcomp(&p.value, "^([^:]+): (-?[0-9]+(\\.[0-9][0-9])?( \\[-?[0-9]+(\\.[0-9][0-9])?;-?[0-9]+(\\.[0-9][0-9])?\\])?)$",
             REG_EXTENDED);
     regcomp(&p.results, "^results: nanobench/results/run-([0-9]+)\\.txt,", REG_EXTENDED);

@@ -67,7 +67,7 @@ enum option_scope {
 /* Who assembles -asm* text (host only): GNU as, as nanoBench does, or nasm. */
 enum asm_syntax {
     ASM_SYNTAX_GAS = 0, /* .intel_syntax noprefix, the default */
-    ASM_SYNTAX_NASM,    /* tools/asm_translate.h's dialect */
+    ASM_SYNTAX_NASM,    /* tools/compile/asm_translate.h's dialect */
 };
 
 struct bench_options {
@@ -116,7 +116,7 @@ struct bench_options {
 
     /*
      * -mica (MICA-SPEC.md): after the measurement, one more execution of the
-     * benchmark is single-stepped into a trace (kernel/mica_capture.h), which
+     * benchmark is single-stepped into a trace (kernel/mica/mica_capture.h), which
      * tools/nb_mica analyses. A comma list of analyses or "all"; NULL: none.
      * The image stops tracing after -mica_max_instructions; the analysis
      * settings (MICA's mica.conf keys) are the host's.
@@ -185,7 +185,7 @@ struct bench_options {
     bool unroll_set, aggregate_set;
 
     /* Suite-level: what the machine does when the suite ends. */
-    /* -serve: after the suite, answer benchmark requests on the serial line (kernel/nb_serve.h). */
+    /* -serve: after the suite, answer benchmark requests on the serial line (kernel/serve/nb_serve.h). */
     bool serve;
     enum nb_finish_action finish;
     bool finish_set;

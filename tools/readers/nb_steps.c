@@ -1,7 +1,7 @@
 /*
  * nb_steps — lists a -debug_trace file (run-NNNN-<benchmark>-steps.trace):
  * every executed instruction with its bytes, disassembly, the registers it
- * changed and the memory it wrote (tools/steps_list.h).
+ * changed and the memory it wrote (tools/readers/steps_list.h).
  *
  *   nb_steps TRACE [-csv FILE]
  *
