@@ -1,6 +1,6 @@
 /*
  * core_kind.h — which kind of core a processor is, for what is measured
- * per kind (the calibrated memory latencies, kernel/bench_calibrate.h).
+ * per kind (the calibrated memory latencies, kernel/engine/bench_calibrate.h).
  *
  * On a hybrid part (CPUID.(EAX=07H,ECX=0):EDX[15] Hybrid) CPUID leaf 1AH,
  * run on the processor itself, gives its core type in EAX[31:24] (20H Atom,

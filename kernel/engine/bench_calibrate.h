@@ -4,7 +4,7 @@
  * tools/gen_latency_suite.sh) at footprints taken from the cache report:
  * L1 (half the L1d), L2 (half the L2), L3 (half the L3) and DRAM (8 x L3,
  * at least 256 MiB, at most 1 GiB), and a TLB walk: one node on each of
- * CALIBRATE_WALK_PAGES 4 KiB pages of a window (kernel/tlb_window.h) whose
+ * CALIBRATE_WALK_PAGES 4 KiB pages of a window (kernel/engine/tlb_window.h) whose
  * pages alias the few frames that hold the L2 footprint, so every load
  * misses the TLBs and hits the L2 (N4 = walk - L2). Each footprint's R14 area is linked
  * into one random cycle of cache-line nodes (Sattolo's algorithm) after the

@@ -66,7 +66,7 @@ struct counter_env {
     /*
      * -calibrate's latencies for this processor's core kind (N1..N4 of the
      * metrics), or NULL: set by the caller, which keeps the calibrations
-     * (kernel/bench_calibrate.h); data only, so nothing here calls there.
+     * (kernel/engine/bench_calibrate.h); data only, so nothing here calls there.
      */
     const struct machine_latencies *latencies;
 };

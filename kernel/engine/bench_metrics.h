@@ -12,7 +12,7 @@
  * reason is given once per benchmark, later metrics with the same reason
  * print "NAME: n/a".
  *
- * Used by the image (kernel/bench_counters.c) and by -plan (tools/nb_plan.c).
+ * Used by the image (kernel/engine/bench_counters.c) and by -plan (tools/compile/nb_plan.c).
  */
 #ifndef BENCH_METRICS_H
 #define BENCH_METRICS_H

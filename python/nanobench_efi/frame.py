@@ -123,7 +123,7 @@ TABLE_MARK = b'\x00C'
 
 
 class CycleTable:
-    """A cycle-by-cycle table from a benchmark reply (kernel/serve_table.h).
+    """A cycle-by-cycle table from a benchmark reply (kernel/report/serve_table.h).
 
     rows: lists of one value per event, running totals in delta form (the
     first row is the first reading, each further row what each event counted

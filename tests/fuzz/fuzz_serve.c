@@ -10,7 +10,7 @@
  *   - a frame re-encoded from its type, seq and payload is byte-identical;
  *   - the request parser either succeeds, with every file and the text
  *     inside the payload, or fails with a non-empty, terminated message;
- *   - the reader of a reply's cycle table (kernel/serve_table.h), on the
+ *   - the reader of a reply's cycle table (kernel/report/serve_table.h), on the
  *     input and on every good frame's payload from each NUL on, never reads
  *     past it, fails with a message, or reads a table that encodes again to
  *     a block that reads back the same (names, rows and values).

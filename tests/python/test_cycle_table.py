@@ -1,4 +1,4 @@
-"""The cycle-by-cycle table of serve replies (kernel/serve_table.h) as the
+"""The cycle-by-cycle table of serve replies (kernel/report/serve_table.h) as the
 Python API reads it, and runNanoBenchCycleByCycle's return shape, without an
 image: a fake session answers with the bytes the image's unit test checks
 (tests/unit/test_cycle_by_cycle.c, cycle_by_cycle_served_table)."""

@@ -1,7 +1,7 @@
 /*
  * test_report_lava.c — -lava_results: one "lava:" line per value, metric,
  * error and -expect check, in the form the LAVA job's monitor reads
- * (lava/README.md, tools/lava_job.sh): "lava: CASE RESULT [VALUE UNITS]".
+ * (lava/README.md, tools/lava_job.py): "lava: CASE RESULT [VALUE UNITS]".
  */
 #include "host_platform.h"
 #include "nb_report.h"

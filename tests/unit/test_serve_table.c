@@ -1,6 +1,6 @@
 /*
  * test_serve_table.c — the cycle-by-cycle table block of serve replies
- * (kernel/serve_table.h): its exact bytes, the sizing call, the values at
+ * (kernel/report/serve_table.h): its exact bytes, the sizing call, the values at
  * the edges of the zigzag mapping, and the reader's refusals word for word.
  */
 #include "nb_test.h"
