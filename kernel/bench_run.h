@@ -297,4 +297,13 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap);
 
+/*
+ * Grows the kept buffers (exec, stage, store) to what the largest
+ * measurement of this benchmark can need (NB_MAX_COUNTERS reads), so that
+ * its measurements allocate nothing: for a measurement that runs where the
+ * firmware cannot be called (cpu_measure.h). NB_OK, or an error in `error`.
+ */
+int bench_reserve(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                  char *error, size_t error_cap);
+
 #endif

@@ -14,6 +14,7 @@
 #include "bench_counters.h"
 #include "bench_options.h"
 #include "bench_run.h"
+#include "cpu_measure.h"
 #include "cpu_platform.h"
 #include "machine.h"
 #include "lfence_serialise.h"
@@ -472,7 +473,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
-        counters_measure(counters, &s->bench, o, code, &s->report);
+        cpu_measure_counters(counters, &s->bench, o, code, &s->report, s->p, (unsigned)o->cpu);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
     if (o->debug_trace)
