@@ -59,9 +59,15 @@ void cpu_measure_counters(struct counter_env *env, struct bench_context *bench, 
         cpu_local_finish(&local);
         return;
     }
+    /*
+     * The NMI watcher where bench_measure would start it (bench_run.c
+     * watch_begin): started from here, signalled from N; when nobody can
+     * watch N, the timer scheme, armed on N.
+     */
     struct nmi_watchdog *nmi = bench->nmi;
-    if (nmi && !nmi_watchdog_prepare(nmi, cpu))
-        bench->nmi = NULL; /* nobody can watch N: the timer scheme, armed on N */
+    bool watched = bench->catch_faults && bench->tsc_hz && o->timeout > 0 && o->qemu_icount < 0;
+    if (nmi && watched && !nmi_watchdog_prepare(nmi, cpu))
+        bench->nmi = NULL;
 
     /* N's own seam for every call of the measurement. */
     const struct nb_platform *env_p = env->p, *session_p = env->session.p;
