@@ -22,9 +22,16 @@
 #define CPU_MEASURE_H
 
 #include "bench_counters.h"
+#include "cpu_local.h"
 
 /* Room for the report lines of one benchmark's measurement on N (-verbose dumps included). */
 #define CPU_MEASURE_TAPE_BYTES (4u * 1024u * 1024u)
+
+/* What the calls keep from one benchmark to the next (zero it first; cpu_measure_free). */
+struct cpu_measure {
+    char *tape;           /* CPU_MEASURE_TAPE_BYTES, allocated at the first call */
+    struct cpu_local local;
+};
 
 /*
  * Measures a benchmark with counters (counters_measure) on processor `cpu`
@@ -32,8 +39,10 @@
  * cpu_platform); on the current processor, or with -debug, counters_measure
  * is called as it is.
  */
-void cpu_measure_counters(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
-                          const struct bench_code *code, struct report *r, const struct nb_platform *base,
-                          unsigned cpu);
+void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struct bench_context *bench,
+                          const struct bench_options *o, const struct bench_code *code, struct report *r,
+                          const struct nb_platform *base, unsigned cpu);
+/* Frees what cm kept (base: the platform it was given). */
+void cpu_measure_free(struct cpu_measure *cm, const struct nb_platform *base);
 
 #endif

@@ -371,6 +371,7 @@ static struct cpu_session {
     struct lfence_session lfence;
     struct machine_info m;
     uint32_t apic_id;
+    struct cpu_measure measure; /* the one call per benchmark (cpu_measure.h) */
 } cpu_session;
 
 static void cpu_session_end(struct run_state *s)
@@ -383,6 +384,7 @@ static void cpu_session_end(struct run_state *s)
     counters_finish(&cs->env);
     lfence_session_end(&cs->lfence, &cs->cp.p);
     xsave_session_end(&cs->xsave, &cs->cp.p);
+    cpu_measure_free(&cs->measure, s->p);
     cs->active = false;
 }
 
@@ -473,7 +475,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
-        cpu_measure_counters(counters, &s->bench, o, code, &s->report, s->p, (unsigned)o->cpu);
+        cpu_measure_counters(&cpu_session.measure, counters, &s->bench, o, code, &s->report, s->p,
+                             (unsigned)o->cpu);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
     if (o->debug_trace)

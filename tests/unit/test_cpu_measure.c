@@ -214,7 +214,8 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
     calls = 0;
     main_runs = 0;
     pmu_elsewhere = runs_elsewhere = 0;
-    cpu_measure_counters(&env, &bench, &o, &code, &r, &h.p, BENCH_CPU);
+    static struct cpu_measure cm;
+    cpu_measure_counters(&cm, &env, &bench, &o, &code, &r, &h.p, BENCH_CPU);
     const char *out = host_text(&h);
 
     /*
@@ -241,6 +242,7 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
     if (strstr(out, "error"))
         nb_test_note("%.600s", strstr(out, "error"));
 
+    cpu_measure_free(&cm, &h.p);
     bench_context_free(&bench);
     counters_finish(&env);
     host_platform_free(&h);

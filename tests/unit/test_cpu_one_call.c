@@ -146,6 +146,7 @@ struct rig {
     struct watchdog watchdog;
     struct bench_options o;
     struct bench_code code;
+    struct cpu_measure cm;
 };
 
 static const uint8_t NOP = 0x90;
@@ -200,6 +201,7 @@ static bool rig_up(struct rig *x)
 
 static void rig_down(struct rig *x)
 {
+    cpu_measure_free(&x->cm, &x->h.p);
     bench_context_free(&x->bench);
     counters_finish(&x->env);
     host_platform_free(&x->h);
@@ -210,7 +212,7 @@ static const char *measure(struct rig *x)
     host_text_reset(&x->h);
     x->r.serial_seq = 0;
     calls = 0;
-    cpu_measure_counters(&x->env, &x->bench, &x->o, &x->code, &x->r, &x->h.p, BENCH_CPU);
+    cpu_measure_counters(&x->cm, &x->env, &x->bench, &x->o, &x->code, &x->r, &x->h.p, BENCH_CPU);
     return host_text(&x->h);
 }
 
