@@ -1494,5 +1494,6 @@ source "$ROOT/tests/qemu/gas_tests.sh"
 source "$ROOT/tests/qemu/host_checks_tests.sh"
 source "$ROOT/tests/qemu/lost_results_tests.sh"
 source "$ROOT/tests/qemu/mica_dbt_tests.sh"
+source "$ROOT/tests/qemu/cpu_one_call_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
