@@ -598,6 +598,16 @@ static bool grow(struct bench_context *c, void **buf, size_t *have, size_t want,
 static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, size_t parts,
                        char *error, size_t error_cap)
 {
+    /* Where nothing may be allocated (bench_reserve ran): what is there must do, a shared region too. */
+    if (c->reserved) {
+        if (!c->exec || c->exec_size < main)
+            return fail(error, error_cap, NB_ENOMEM,
+                        "cannot allocate %llu bytes of executable memory for the generated code "
+                        "(lower -unroll_count)", main);
+        if (!c->store || c->store_size < store)
+            return fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements", store);
+        return NB_OK;
+    }
     bool had = c->exec || c->store || c->stage[0] || c->stage[1];
     for (int attempt = 0;; attempt++) {
         uint8_t *old = c->exec;
@@ -755,9 +765,20 @@ int bench_reserve(struct bench_context *c, const struct bench_options *o, const 
     params.topdown_global_ctrl = o->no_mem ? 0 : 1;
     struct buffer_sizes sizes;
     int st = buffer_sizes(o, code, &params, NB_MAX_COUNTERS, &sizes, error, error_cap);
-    if (st != NB_OK)
-        return st;
-    return get_buffers(c, sizes.first, sizes.main, sizes.store, sizes.parts, error, error_cap);
+    if (st == NB_OK)
+        st = get_buffers(c, sizes.first, sizes.main, sizes.store, sizes.parts, error, error_cap);
+    /* Staging copies for either region wherever it lies in the buffer (optional, as in get_buffers). */
+    for (int r = 0; st == NB_OK && r < 2 && c->exec_size <= STAGE_MAX; r++) {
+        size_t want = round_page(c->exec_size + sizes.parts);
+        if (c->stage[r] && c->stage_size[r] >= want)
+            continue;
+        c->emitted[r].valid = false;
+        if (!grow(c, (void **)&c->stage[r], &c->stage_size[r], want, false)) {
+            c->stage[r] = NULL;
+            c->stage_size[r] = 0;
+        }
+    }
+    return st;
 }
 
 int bench_measure(struct bench_context *c, const struct bench_options *o,

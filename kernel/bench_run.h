@@ -190,6 +190,12 @@ struct bench_context {
     int64_t *store;
     size_t store_size;
     struct bench_emitted emitted[2];
+    /*
+     * Set while the measurement runs where the firmware cannot be called
+     * (cpu_measure.h): the buffers bench_reserve grew are used as they are
+     * (the main run's region shared when only that fits), never grown.
+     */
+    bool reserved;
     /* -debug for the current benchmark, or NULL. */
     struct bench_debug *debug;
 };

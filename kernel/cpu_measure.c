@@ -77,6 +77,7 @@ void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struc
     env->session.p = &local->p;
     bench->p = &local->p;
     bench->cpu_p = &local->p;
+    bench->reserved = true;
     struct report_tape tape;
     report_tape_start(r, &tape, tape_buf, CPU_MEASURE_TAPE_BYTES);
     struct measure_args args = { env, bench, o, code, r };
@@ -87,6 +88,7 @@ void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struc
     bench->p = bench_p;
     bench->cpu_p = bench_cpu_p;
     bench->nmi = nmi;
+    bench->reserved = false;
     bench->benchmark_started = false;
 
     report_tape_replay(r, &tape);
