@@ -318,3 +318,39 @@ NB_TEST(cpu_one_call_per_benchmark_in_a_suite)
     if (!strstr(three, "done: 3 benchmarks, 0 errors"))
         nb_test_note("%s", three);
 }
+
+/*
+ * Nothing is allocated on processor 1: the boot processor grows the buffers
+ * beforehand (bench_reserve) for the largest measurement. When the firmware
+ * has no block for both regions, the runs share the main run's one, as they
+ * do on the boot processor, and still nothing is asked of the firmware there.
+ */
+NB_TEST(cpu_one_call_allocates_nothing_on_the_processor)
+{
+    static struct rig x;
+    REQUIRE(rig_up(&x));
+    char error[200];
+    REQUIRE(bench_reserve(&x.bench, &x.o, &x.code, error, sizeof(error)) == NB_OK);
+    size_t both = x.bench.exec_size;
+    rig_down(&x);
+    for (int shared = 0; shared < 2; shared++) {
+        REQUIRE(rig_up(&x));
+        if (shared) {
+            x.cm.tape = x.h.p.alloc_data(x.h.p.ctx, CPU_MEASURE_TAPE_BYTES); /* as a first call leaves it */
+            x.h.alloc_largest = both - 1; /* the main run's region fits, both do not */
+        }
+        const char *out = measure(&x);
+        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_STR(out, "RDTSC: 2.00\n");
+        CHECK_EQ_INT(x.cm.local.refused, 0);
+        CHECK(shared ? x.bench.exec_size < both : x.bench.exec_size == both);
+        /* Later benchmarks find the buffers in place: no allocation at all (the budget is spent). */
+        if (!shared) {
+            x.h.alloc_budget = 0;
+            out = measure(&x);
+            CHECK_EQ_STR(out, "RDTSC: 2.00\n");
+            CHECK_EQ_INT(x.cm.local.refused, 0);
+        }
+        rig_down(&x);
+    }
+}
