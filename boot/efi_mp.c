@@ -6,6 +6,7 @@
 #include <efilib.h>
 
 #include "efi_console.h"
+#include "efi_memory.h"
 #include "x86_insn.h"
 
 /* PI 1.7 vol. 2, 13.4: EFI_MP_SERVICES_PROTOCOL_GUID. */
@@ -58,7 +59,46 @@ unsigned efi_current_cpu(void *ctx)
 struct ap_call {
     void (*fn)(void *arg);
     void *arg;
+    uint8_t *stack_top; /* the processor's own stack (ap_stack_top), or NULL: the firmware's */
 };
+
+/*
+ * Each AP's procedures run on a stack of ours: the firmware gives an AP
+ * PcdCpuApStackSize bytes, 32 KiB in EDK II's UefiCpuPkg but 4 KiB on
+ * some platforms, and a benchmark's whole measurement on the AP
+ * (kernel/cpu_measure.h) needs about 10 KiB. Allocated by the boot
+ * processor at the first call to that AP, kept to the end.
+ */
+#define AP_STACK_BYTES (128u * 1024u)
+#define AP_STACKS 1024u
+static uint8_t *ap_stacks[AP_STACKS];
+
+static uint8_t *ap_stack_top(unsigned cpu)
+{
+    if (cpu >= AP_STACKS)
+        return NULL;
+    if (!ap_stacks[cpu])
+        ap_stacks[cpu] = efi_alloc_data(NULL, AP_STACK_BYTES);
+    return ap_stacks[cpu] ? ap_stacks[cpu] + AP_STACK_BYTES : NULL; /* page-aligned: 16-byte aligned */
+}
+
+/*
+ * fn(arg) (System V) with RSP at `top`, then back on the caller's stack.
+ * RBX keeps the caller's RSP (callee-saved in both conventions); fn may
+ * clobber every System V scratch register.
+ */
+static __attribute__((noinline)) void call_on_stack(void (*fn)(void *arg), void *arg, uint8_t *top)
+{
+    __asm__ volatile("mov %%rsp, %%rbx\n\t"
+                     "mov %[top], %%rsp\n\t"
+                     "call *%[fn]\n\t"
+                     "mov %%rbx, %%rsp"
+                     : [fn] "+a"(fn), "+D"(arg)
+                     : [top] "r"(top)
+                     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2",
+                       "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+                       "xmm13", "xmm14", "xmm15", "memory", "cc");
+}
 
 /*
  * Once StartupThisAP refuses non-blocking mode (PI 1.7 vol. 2, 13.4.5: it
@@ -80,7 +120,10 @@ static VOID EFIAPI ap_entry(VOID *argument)
      */
     uint32_t regs[4];
     x86_cpuid(0, 0, regs);
-    call->fn(call->arg);
+    if (call->stack_top)
+        call_on_stack(call->fn, call->arg, call->stack_top);
+    else
+        call->fn(call->arg);
 }
 
 int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
@@ -91,7 +134,7 @@ int efi_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
     }
     if (!mp || cpu >= efi_cpu_count(ctx))
         return NB_EINVAL;
-    struct ap_call call = { fn, arg };
+    struct ap_call call = { fn, arg, ap_stack_top(cpu) };
     EFI_STATUS status = EFI_UNSUPPORTED;
     if (!blocking_only) {
         /*
@@ -154,7 +197,7 @@ int efi_start_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
         async_done = NULL;
         return NB_EUNSUPP;
     }
-    async_call = (struct ap_call){ fn, arg };
+    async_call = (struct ap_call){ fn, arg, ap_stack_top(cpu) };
     async_cpu = cpu;
     status = mp->StartupThisAP(mp, ap_entry_masked, cpu, async_done, 0, &async_call, NULL);
     if (EFI_ERROR(status)) {

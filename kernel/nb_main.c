@@ -15,6 +15,7 @@
 #include "bench_counters.h"
 #include "bench_options.h"
 #include "bench_run.h"
+#include "cpu_measure.h"
 #include "cpu_platform.h"
 #include "machine.h"
 #include "lfence_serialise.h"
@@ -375,6 +376,7 @@ static struct cpu_session {
     struct machine_info m;
     uint32_t apic_id;
     struct core_kind kind; /* N's core kind (CPUID.1AH on a hybrid part), for -calibrate */
+    struct cpu_measure measure; /* the one call per benchmark (cpu_measure.h) */
 } cpu_session;
 
 static void cpu_session_end(struct run_state *s)
@@ -387,6 +389,7 @@ static void cpu_session_end(struct run_state *s)
     counters_finish(&cs->env);
     lfence_session_end(&cs->lfence, &cs->cp.p);
     xsave_session_end(&cs->xsave, &cs->cp.p);
+    cpu_measure_free(&cs->measure, s->p);
     cs->active = false;
 }
 
@@ -543,7 +546,8 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     if (o->cycle_by_cycle)
         bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
     else
-        counters_measure(counters, &s->bench, o, code, &s->report);
+        cpu_measure_counters(&cpu_session.measure, counters, &s->bench, o, code, &s->report, s->p,
+                             (unsigned)o->cpu);
     if (o->mica)
         bench_mica_run(&s->report, &s->bench, o, code, e->name);
     if (o->debug_trace)

@@ -526,6 +526,11 @@ static bool select_metrics(struct counter_env *env, const struct bench_options *
     return true;
 }
 
+bool counters_metrics_load(struct counter_env *env, struct report *r)
+{
+    return load_metrics(env, r);
+}
+
 bool counters_metrics_need_latencies(struct counter_env *env, const struct bench_options *o, struct report *r)
 {
     char err[240];

@@ -109,6 +109,14 @@ bool counters_metrics_need_latencies(struct counter_env *env, const struct bench
 bool counters_find_event(struct counter_env *env, const char *const *names, struct pmu_event *out,
                          const char **why, struct report *r);
 
+/*
+ * Loads the CPU's metric file for -metrics (once per suite) where the
+ * firmware may be called, ahead of a measurement that runs elsewhere
+ * (cpu_measure.h); false when there is none usable (the measurement says
+ * why).
+ */
+bool counters_metrics_load(struct counter_env *env, struct report *r);
+
 void counters_measure(struct counter_env *env, struct bench_context *bench,
                       const struct bench_options *o, const struct bench_code *code,
                       struct report *r);

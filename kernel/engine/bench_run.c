@@ -598,6 +598,16 @@ static bool grow(struct bench_context *c, void **buf, size_t *have, size_t want,
 static int get_buffers(struct bench_context *c, size_t first, size_t main, size_t store, size_t parts,
                        char *error, size_t error_cap)
 {
+    /* Where nothing may be allocated (bench_reserve ran): what is there must do, a shared region too. */
+    if (c->reserved) {
+        if (!c->exec || c->exec_size < main)
+            return fail(error, error_cap, NB_ENOMEM,
+                        "cannot allocate %llu bytes of executable memory for the generated code "
+                        "(lower -unroll_count)", main);
+        if (!c->store || c->store_size < store)
+            return fail(error, error_cap, NB_ENOMEM, "cannot allocate %llu bytes for measurements", store);
+        return NB_OK;
+    }
     bool had = c->exec || c->store || c->stage[0] || c->stage[1];
     for (int attempt = 0;; attempt++) {
         uint8_t *old = c->exec;
@@ -699,6 +709,78 @@ static void *emit(struct bench_context *c, int r, uint8_t *buf, size_t cap, stru
     return fn;
 }
 
+/*
+ * One executable buffer: the one-time init, the warm-up and the base run at
+ * its start, the main run (the largest) at its end, each with its own data
+ * pages. The same benchmark again finds its code where it left it.
+ */
+struct buffer_sizes {
+    size_t first, main, store, parts;
+};
+
+/* The buffers a measurement with `params` (its reads set) needs, `n_stored` reads kept per measurement. */
+static int buffer_sizes(const struct bench_options *o, const struct bench_code *code,
+                        struct codegen_params *params, size_t n_stored, struct buffer_sizes *out,
+                        char *error, size_t error_cap)
+{
+    int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
+    params->copies = main_copies;
+    size_t buf_size = codegen_run_size(params);
+    size_t once_size = codegen_one_time_size(params);
+    if (once_size > buf_size)
+        buf_size = once_size;
+    /* Guard the multiplication inside codegen_run_size against absurd requests. */
+    if (code->len[PART_MAIN] && (uint64_t)main_copies > (1ull << 40) / code->len[PART_MAIN])
+        return fail(error, error_cap, NB_ENOMEM, "generated code would exceed 1 TiB (%llu copies)",
+                    (unsigned long long)main_copies);
+    if (buf_size > CODEGEN_MAX_SIZE) {
+        nb_snprintf(error, error_cap,
+                    "-unroll_count %lld: the generated code would need %llu bytes, but its jumps "
+                    "and data references reach only 2 GiB (rel32); lower -unroll_count",
+                    (long long)o->unroll_count, (unsigned long long)buf_size);
+        return NB_EINVAL;
+    }
+    params->copies = o->unroll_count;
+    size_t first_size = codegen_run_size(params);
+    if (once_size > first_size)
+        first_size = once_size;
+    out->first = round_page(first_size);
+    out->main = round_page(buf_size);
+    out->store = sizeof(int64_t) * (size_t)o->n_measurements * n_stored * 2;
+    out->parts = 0;
+    for (int part = 0; part < PART_COUNT; part++)
+        out->parts += code->len[part];
+    return NB_OK;
+}
+
+int bench_reserve(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                  char *error, size_t error_cap)
+{
+    /* The largest measurement: NB_MAX_COUNTERS reads (the SMI read included), the top-down reset. */
+    static const struct counter_read most[NB_MAX_COUNTERS];
+    struct codegen_params params;
+    init_params(c, o, code, &params);
+    params.reads = most;
+    params.n_reads = NB_MAX_COUNTERS;
+    params.topdown_global_ctrl = o->no_mem ? 0 : 1;
+    struct buffer_sizes sizes;
+    int st = buffer_sizes(o, code, &params, NB_MAX_COUNTERS, &sizes, error, error_cap);
+    if (st == NB_OK)
+        st = get_buffers(c, sizes.first, sizes.main, sizes.store, sizes.parts, error, error_cap);
+    /* Staging copies for either region wherever it lies in the buffer (optional, as in get_buffers). */
+    for (int r = 0; st == NB_OK && r < 2 && c->exec_size <= STAGE_MAX; r++) {
+        size_t want = round_page(c->exec_size + sizes.parts);
+        if (c->stage[r] && c->stage_size[r] >= want)
+            continue;
+        c->emitted[r].valid = false;
+        if (!grow(c, (void **)&c->stage[r], &c->stage_size[r], want, false)) {
+            c->stage[r] = NULL;
+            c->stage_size[r] = 0;
+        }
+    }
+    return st;
+}
+
 int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap)
@@ -706,7 +788,6 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     int status = NB_OK;
     uint8_t *buf = NULL;
     int64_t *store = NULL;
-    size_t store_bytes = 0;
 
     if (c->n_reads == 0 || c->n_reads > NB_MAX_COUNTERS)
         return fail(error, error_cap, NB_EINVAL, "no counters to read (%llu)", c->n_reads);
@@ -778,44 +859,12 @@ int bench_measure(struct bench_context *c, const struct bench_options *o,
     watch_begin(c, o, &budget, &params, &watch);
     int64_t base_copies = o->basic_mode ? 0 : o->unroll_count;
     int64_t main_copies = o->basic_mode ? o->unroll_count : 2 * o->unroll_count;
-
-    /*
-     * One executable buffer: the one-time init, the warm-up and the base run
-     * at its start, the main run (the largest) at its end, each with its own
-     * data pages. The same benchmark again finds its code where it left it.
-     */
-    params.copies = main_copies;
-    size_t buf_size = codegen_run_size(&params);
-    size_t once_size = codegen_one_time_size(&params);
-    if (once_size > buf_size)
-        buf_size = once_size;
-    /* Guard the multiplication inside codegen_run_size against absurd requests. */
-    if (code->len[PART_MAIN] && (uint64_t)main_copies > (1ull << 40) / code->len[PART_MAIN]) {
-        status = fail(error, error_cap, NB_ENOMEM, "generated code would exceed 1 TiB (%llu copies)",
-                      (unsigned long long)main_copies);
+    struct buffer_sizes sizes;
+    if ((status = buffer_sizes(o, code, &params, c->n_reads, &sizes, error, error_cap)) != NB_OK ||
+        (status = get_buffers(c, sizes.first, sizes.main, sizes.store, sizes.parts, error, error_cap)) != NB_OK)
         goto out;
-    }
-    if (buf_size > CODEGEN_MAX_SIZE) {
-        nb_snprintf(error, error_cap,
-                    "-unroll_count %lld: the generated code would need %llu bytes, but its jumps "
-                    "and data references reach only 2 GiB (rel32); lower -unroll_count",
-                    (long long)o->unroll_count, (unsigned long long)buf_size);
-        status = NB_EINVAL;
-        goto out;
-    }
-    params.copies = o->unroll_count;
-    size_t first_size = codegen_run_size(&params);
-    if (once_size > first_size)
-        first_size = once_size;
-    first_size = round_page(first_size);
-    buf_size = round_page(buf_size);
+    size_t first_size = sizes.first, buf_size = sizes.main;
     int64_t n = o->n_measurements;
-    store_bytes = sizeof(int64_t) * (size_t)n * c->n_reads * 2;
-    size_t parts = 0;
-    for (int part = 0; part < PART_COUNT; part++)
-        parts += code->len[part];
-    if ((status = get_buffers(c, first_size, buf_size, store_bytes, parts, error, error_cap)) != NB_OK)
-        goto out;
     /* Both runs in one region when the buffer could only hold the main run's. */
     uint8_t *first_buf = c->exec;
     size_t first_cap = buf_size;

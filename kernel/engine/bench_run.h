@@ -190,6 +190,12 @@ struct bench_context {
     int64_t *store;
     size_t store_size;
     struct bench_emitted emitted[2];
+    /*
+     * Set while the measurement runs where the firmware cannot be called
+     * (cpu_measure.h): the buffers bench_reserve grew are used as they are
+     * (the main run's region shared when only that fits), never grown.
+     */
+    bool reserved;
     /* -debug for the current benchmark, or NULL. */
     struct bench_debug *debug;
 };
@@ -296,5 +302,14 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
 int bench_measure(struct bench_context *c, const struct bench_options *o,
                   const struct bench_code *code, struct bench_result *out, char *error,
                   size_t error_cap);
+
+/*
+ * Grows the kept buffers (exec, stage, store) to what the largest
+ * measurement of this benchmark can need (NB_MAX_COUNTERS reads), so that
+ * its measurements allocate nothing: for a measurement that runs where the
+ * firmware cannot be called (cpu_measure.h). NB_OK, or an error in `error`.
+ */
+int bench_reserve(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
+                  char *error, size_t error_cap);
 
 #endif

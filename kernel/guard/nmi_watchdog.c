@@ -224,3 +224,12 @@ void nmi_watchdog_stop(struct nmi_watchdog *w)
     if (w->running)
         nmi_watchdog_release(w, w->cpu);
 }
+
+bool nmi_watchdog_prepare(struct nmi_watchdog *w, unsigned bench_cpu)
+{
+    if (!w->available)
+        return false;
+    if (w->running && w->cpu == bench_cpu)
+        nmi_watchdog_release(w, bench_cpu);
+    return w->running || start_watcher(w, bench_cpu);
+}

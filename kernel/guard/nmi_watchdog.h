@@ -86,6 +86,14 @@ bool nmi_watchdog_init(struct nmi_watchdog *w, const struct nb_platform *p, uint
  */
 volatile uint32_t *nmi_watchdog_begin(struct nmi_watchdog *w, unsigned bench_cpu,
                                       uint32_t bench_apic_id, uint64_t deadline);
+/*
+ * Before a benchmark's whole measurement runs in one call on processor
+ * `bench_cpu` (cpu_measure.h), on the boot processor: the watcher started
+ * on a processor other than bench_cpu (starting it is a firmware call), so
+ * that nmi_watchdog_begin and nmi_watchdog_end, called there, only signal
+ * it. False when no processor can watch bench_cpu (the timer scheme then).
+ */
+bool nmi_watchdog_prepare(struct nmi_watchdog *w, unsigned bench_cpu);
 /* Disarms it after the benchmark (its processor is outside the generated code). */
 void nmi_watchdog_end(struct nmi_watchdog *w);
 /* Ends the watcher procedure if it runs on `cpu` (before other work is sent there). */

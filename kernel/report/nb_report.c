@@ -340,11 +340,45 @@ static void vline(struct report *r, const char *prefix, const char *fmt, va_list
     emit_text(r, line, n);
 }
 
+/* Tape record kinds, each followed by its strings (NUL-terminated). */
+enum tape_op { TAPE_LINE = 1, TAPE_SERIAL, TAPE_VALUE, TAPE_RANGE, TAPE_METRIC, TAPE_ERROR };
+#define TAPE_MAX_FIELDS 5
+
+/* One record of `n` strings on r's tape; counted as dropped when it does not fit. */
+static void tape_put(struct report *r, enum tape_op op, unsigned n, const char *const *fields)
+{
+    struct report_tape *t = r->tape;
+    size_t need = 1;
+    for (unsigned i = 0; i < n; i++)
+        need += nb_strlen(fields[i]) + 1;
+    if (t->len > t->cap || need > t->cap - t->len) {
+        t->dropped++;
+        return;
+    }
+    t->buf[t->len++] = (char)op;
+    for (unsigned i = 0; i < n; i++) {
+        size_t len = nb_strlen(fields[i]) + 1;
+        nb_memcpy(t->buf + t->len, fields[i], len);
+        t->len += len;
+    }
+}
+
+static void tape_line(struct report *r, enum tape_op op, const char *fmt, va_list ap)
+{
+    char line[LINE_MAX];
+    nb_vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    const char *fields[1] = { line };
+    tape_put(r, op, 1, fields);
+}
+
 void report_line(struct report *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vline(r, "", fmt, ap);
+    if (r->tape)
+        tape_line(r, TAPE_LINE, fmt, ap);
+    else
+        vline(r, "", fmt, ap);
     va_end(ap);
 }
 
@@ -353,6 +387,11 @@ void report_serial_line(struct report *r, const char *fmt, ...)
     char line[LINE_MAX];
     va_list ap;
     va_start(ap, fmt);
+    if (r->tape) {
+        tape_line(r, TAPE_SERIAL, fmt, ap);
+        va_end(ap);
+        return;
+    }
     size_t n = nb_vsnprintf(line, sizeof(line) - 1, fmt, ap);
     va_end(ap);
     if (n > sizeof(line) - 2)
@@ -507,6 +546,11 @@ void report_begin(struct report *r, const char *name)
 
 void report_value(struct report *r, const char *event, const char *value)
 {
+    if (r->tape) {
+        const char *fields[2] = { event, value };
+        tape_put(r, TAPE_VALUE, 2, fields);
+        return;
+    }
     report_line(r, "%s: %s", event, value);
     csv_row(r, event, value);
     if (r->lava)
@@ -518,6 +562,11 @@ void report_value(struct report *r, const char *event, const char *value)
 void report_value_range(struct report *r, const char *event, const char *text, const char *value,
                         const char *min, const char *max)
 {
+    if (r->tape) {
+        const char *fields[5] = { event, text, value, min, max };
+        tape_put(r, TAPE_RANGE, 5, fields);
+        return;
+    }
     report_line(r, "%s: %s", event, text);
     csv_row_of(r, r->benchmark ? r->benchmark : "", event, value, min, max);
     if (r->on_value)
@@ -526,12 +575,28 @@ void report_value_range(struct report *r, const char *event, const char *text, c
 
 void report_metric(struct report *r, const char *name, const char *csv_name, const char *value)
 {
+    if (r->tape) {
+        const char *fields[3] = { name, csv_name, value };
+        tape_put(r, TAPE_METRIC, 3, fields);
+        return;
+    }
     report_line(r, "%s: %s", name, value);
     csv_row(r, csv_name, value);
     if (r->lava)
         lava_value(r, name, value, "ratio", false);
     if (r->on_value)
         r->on_value(r->observer_arg, csv_name, value);
+}
+
+/* An error line and row (counted by the caller). */
+static void emit_error(struct report *r, const char *message)
+{
+    report_line(r, "error: %s", message);
+    csv_row(r, "error", message);
+    if (r->lava)
+        lava_line(r, "error", "fail", NULL, NULL, false);
+    if (r->on_error)
+        r->on_error(r->observer_arg, message);
 }
 
 void report_error(struct report *r, const char *fmt, ...)
@@ -542,12 +607,54 @@ void report_error(struct report *r, const char *fmt, ...)
     nb_vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
     r->n_errors++;
-    report_line(r, "error: %s", message);
-    csv_row(r, "error", message);
-    if (r->lava)
-        lava_line(r, "error", "fail", NULL, NULL, false);
-    if (r->on_error)
-        r->on_error(r->observer_arg, message);
+    if (r->tape) {
+        const char *fields[1] = { message };
+        tape_put(r, TAPE_ERROR, 1, fields);
+        return;
+    }
+    emit_error(r, message);
+}
+
+void report_tape_start(struct report *r, struct report_tape *t, char *buf, size_t cap)
+{
+    t->buf = buf;
+    t->cap = buf ? cap : 0;
+    t->len = 0;
+    t->dropped = 0;
+    r->tape = t;
+}
+
+void report_tape_stop(struct report *r)
+{
+    r->tape = NULL;
+}
+
+void report_tape_replay(struct report *r, const struct report_tape *t)
+{
+    const char *f[TAPE_MAX_FIELDS];
+    static const unsigned n_fields[] = { [TAPE_LINE] = 1, [TAPE_SERIAL] = 1, [TAPE_VALUE] = 2,
+                                         [TAPE_RANGE] = 5, [TAPE_METRIC] = 3, [TAPE_ERROR] = 1 };
+    for (size_t at = 0; at < t->len;) {
+        enum tape_op op = (enum tape_op)t->buf[at++];
+        if (op < TAPE_LINE || op > TAPE_ERROR)
+            break;
+        for (unsigned i = 0; i < n_fields[op]; i++) {
+            f[i] = t->buf + at;
+            at += nb_strlen(f[i]) + 1;
+        }
+        switch (op) {
+        case TAPE_LINE: report_line(r, "%s", f[0]); break;
+        case TAPE_SERIAL: report_serial_line(r, "%s", f[0]); break;
+        case TAPE_VALUE: report_value(r, f[0], f[1]); break;
+        case TAPE_RANGE: report_value_range(r, f[0], f[1], f[2], f[3], f[4]); break;
+        case TAPE_METRIC: report_metric(r, f[0], f[1], f[2]); break;
+        case TAPE_ERROR: emit_error(r, f[0]); break;
+        }
+    }
+    if (t->dropped)
+        report_line(r, "warning: %u report line%s of the benchmark's processor did not fit in its "
+                       "buffer (%llu bytes) and %s lost", t->dropped, t->dropped == 1 ? "" : "s",
+                    (unsigned long long)t->cap, t->dropped == 1 ? "was" : "were");
 }
 
 void report_end(struct report *r)

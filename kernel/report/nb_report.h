@@ -71,7 +71,32 @@ struct report {
     size_t capture_len, capture_cap;
     bool capture_full;
     bool serial_quiet;
+    /* Recording instead of emitting (report_tape_start), or NULL. */
+    struct report_tape *tape;
 };
+
+/*
+ * A tape: the report calls of code that runs where the firmware cannot be
+ * called (the benchmark's whole measurement on another processor, -cpu N:
+ * no serial output, no file writes there) are recorded in order into the
+ * caller's memory instead of being emitted; report_tape_replay emits them
+ * afterwards, on the boot processor, as if they were made then. An error
+ * counts at once (r->n_errors), so the recording code sees its own errors.
+ * Records that do not fit are counted in `dropped`, and the replay ends
+ * with a warning that says how many.
+ */
+struct report_tape {
+    char *buf;
+    size_t cap, len;
+    unsigned dropped;
+};
+
+/* From now on r's calls are recorded into `buf` (cap bytes) instead of emitted. */
+void report_tape_start(struct report *r, struct report_tape *t, char *buf, size_t cap);
+/* Stops recording: r emits again. */
+void report_tape_stop(struct report *r);
+/* Emits what the tape recorded, in order (r must not be recording). */
+void report_tape_replay(struct report *r, const struct report_tape *t);
 
 /* Serial/console only; report_open_files adds the results files. */
 void report_init(struct report *r, const struct nb_platform *p);

@@ -1498,5 +1498,6 @@ source "$ROOT/tests/qemu/lost_results_tests.sh"
 source "$ROOT/tests/qemu/mica_dbt_tests.sh"
 source "$ROOT/tests/qemu/readme_tests.sh"
 source "$ROOT/tests/qemu/calibrate_kind_tests.sh"
+source "$ROOT/tests/qemu/cpu_one_call_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
