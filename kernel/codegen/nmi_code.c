@@ -5,7 +5,7 @@
  * mnemonic (SDM vol. 2); tests/unit/test_nmi_code.c disassembles them.
  */
 #include "nmi_code.h"
-#include "bench_codegen.h"
+#include "codegen_types.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
 
