@@ -23,12 +23,7 @@ DIRS = ("lib", "pmu", "kernel")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # (from, to): edges that close a cycle known when the test was added.
-ALLOWED = [
-    # debug_code.c calls codegen_emit_timer_initial of bench_codegen.c, while
-    # bench_codegen.c emits the -debug stage. To break: move the timer helper
-    # to a unit of its own.
-    ("debug_code", "bench_codegen"),
-]
+ALLOWED = []
 
 
 def units(root):

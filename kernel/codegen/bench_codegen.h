@@ -100,12 +100,4 @@ void *codegen_emit_one_time(uint8_t *buf, size_t cap, const struct codegen_param
 /* Length of one -df drain: LFENCE, 64 one-byte NOPs, 128 fifteen-byte NOPs. */
 size_t codegen_drain_length(void);
 
-/*
- * Emits the write of ECX to the local APIC timer's initial count: xAPIC MMIO
- * when p->lapic_mmio_base is set, the x2APIC MSR otherwise (clobbers RAX,
- * RCX, RDX). The watchdog's arming and -debug's resume both use it.
- */
-struct x86_emitter;
-void codegen_emit_timer_initial(struct x86_emitter *e, const struct codegen_params *p);
-
 #endif

@@ -2,7 +2,7 @@
  * nmi_code.c — the generated code's side of the NMI watchdog (see nmi_code.h).
  *
  * The few encodings used only here are written as bytes with their
- * mnemonic (SDM vol. 2); tests/unit/test_nmi_code.c disassembles them.
+ * mnemonic (SDM vol. 2); tests/unit/test_nmi_watchdog.c disassembles them.
  */
 #include "nmi_code.h"
 #include "codegen_types.h"
