@@ -6,6 +6,7 @@
 #include "nb_text.h"
 #include "nmi_code.h"
 #include "pmu_msrs.h"
+#include "timer_code.h"
 #include "trace_code.h"
 #include "watchdog.h"
 #include "x86_emit.h"
@@ -173,23 +174,6 @@ static void emit_restore_gdt_tss(struct x86_emitter *e, uint8_t *buf)
     x86_lgdt_rip(e, DATA(buf, firmware_gdtr));
 }
 
-/* xAPIC timer initial-count register, and its x2APIC MSR (SDM vol. 3A tables 11-1, 11-6). */
-#define LAPIC_TIMER_INITIAL 0x380u
-#define MSR_X2APIC_TIMER_INITIAL 0x838u
-
-void codegen_emit_timer_initial(struct x86_emitter *e, const struct codegen_params *p)
-{
-    if (p->lapic_mmio_base) {
-        x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_INITIAL);
-        x86_mov_mem_rax_from_reg32(e, RCX);
-    } else {
-        x86_bytes(e, "\x89\xC8", 2); /* mov eax, ecx */
-        x86_xor_reg32(e, RDX);
-        x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_INITIAL);
-        x86_wrmsr(e);
-    }
-}
-
 /* Writes `count` (from the data page, or 0) to the APIC timer's initial count. */
 static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p,
                              bool stop)
@@ -198,7 +182,7 @@ static void emit_timer_count(struct x86_emitter *e, uint8_t *buf, const struct c
         x86_xor_reg32(e, RCX);
     else
         x86_mov_reg32_from_rip(e, RCX, DATA(buf, watchdog_count));
-    codegen_emit_timer_initial(e, p);
+    timer_code_set_initial(e, p->lapic_mmio_base);
 }
 
 /* The save area is page-aligned, which XSAVE (64 bytes) and FXSAVE (16) need. */

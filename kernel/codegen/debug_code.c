@@ -2,21 +2,16 @@
  * debug_code.c — -debug's breakpoint slot and stop handler (see debug_code.h).
  *
  * Encodings written as bytes carry their mnemonic (SDM vol. 2);
- * tests/unit/test_debug_code.c checks them against nasm.
+ * tests/unit/test_debug.c (debug_handler_decodes) checks them with objdump.
  */
 #include "debug_code.h"
-#include "bench_codegen.h"
+#include "timer_code.h"
 
 #include <stddef.h>
 
 #define DATA(buf, field) ((uintptr_t)(buf) + offsetof(struct codegen_data, field))
 #define SLOT(buf, s) (DATA(buf, debug_regs) + 8u * (unsigned)(s))
 
-/* xAPIC timer registers and their x2APIC MSRs (SDM vol. 3A tables 11-1, 11-6). */
-#define LAPIC_TIMER_INITIAL 0x380u
-#define LAPIC_TIMER_CURRENT 0x390u
-#define MSR_X2APIC_TIMER_INITIAL 0x838u
-#define MSR_X2APIC_TIMER_CURRENT 0x839u
 /* IA32_EFER (SDM vol. 4 table 2-2). */
 #define MSR_IA32_EFER 0xC0000080u
 
@@ -82,31 +77,11 @@ static void save_system_state(struct x86_emitter *e, uint8_t *buf, const struct 
     rax_to_slot(e, buf, DBG_XCR0);
 }
 
-/* Stops the APIC timer, keeping its current count in debug_timer_left. */
-static void pause_timer(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
-{
-    if (p->lapic_mmio_base) {
-        x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_CURRENT);
-        x86_bytes(e, "\x8B\x00", 2); /* mov eax, [rax] */
-        x86_mov_rip_from_reg64(e, DATA(buf, debug_timer_left), RAX);
-        x86_mov_reg64_imm64(e, RAX, p->lapic_mmio_base + LAPIC_TIMER_INITIAL);
-        x86_bytes(e, "\xC7\x00\x00\x00\x00\x00", 6); /* mov dword [rax], 0 */
-    } else {
-        x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_CURRENT);
-        x86_rdmsr(e);
-        x86_mov_rip_from_reg64(e, DATA(buf, debug_timer_left), RAX); /* EAX: upper half zero */
-        x86_mov_reg32_imm32(e, RCX, MSR_X2APIC_TIMER_INITIAL);
-        x86_xor_reg32(e, RAX);
-        x86_xor_reg32(e, RDX);
-        x86_wrmsr(e);
-    }
-}
-
-/* Restarts it with the count that was left: the deadline moves by the time stopped. */
+/* Restarts the APIC timer with the count that was left: the deadline moves by the time stopped. */
 static void resume_timer(struct x86_emitter *e, uint8_t *buf, const struct codegen_params *p)
 {
     x86_mov_reg32_from_rip(e, RCX, DATA(buf, debug_timer_left));
-    codegen_emit_timer_initial(e, p);
+    timer_code_set_initial(e, p->lapic_mmio_base);
 }
 
 /* XSAVE64/FXSAVE64 (store) or XRSTOR64/FXRSTOR64 at the absolute address p->debug_save. */
@@ -144,8 +119,8 @@ void debug_code_handler(struct x86_emitter *e, uint8_t *buf, const struct codege
         rax_to_slot(e, buf, FRAME[i].slot);
     }
     save_system_state(e, buf, p);
-    if (p->watchdog)
-        pause_timer(e, buf, p);
+    if (p->watchdog) /* stopped, its count kept in debug_timer_left */
+        timer_code_pause(e, p->lapic_mmio_base, DATA(buf, debug_timer_left));
     vector_state(e, p, false);
 
     x86_bytes(e, "\x48\x89\xE3", 3); /* mov rbx, rsp: the frame, kept across the call */

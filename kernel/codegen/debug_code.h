@@ -29,35 +29,11 @@
 
 #include <stdint.h>
 
+#include "codegen_types.h"
 #include "x86_emit.h"
-
-/* Slots of codegen_data.debug_regs: GPRs in encoding order (x86_reg), then these. */
-enum debug_slot {
-    DBG_RIP = 16,
-    DBG_CS,
-    DBG_RFLAGS,
-    DBG_SS,
-    DBG_DS,
-    DBG_ES,
-    DBG_FS,
-    DBG_GS,
-    DBG_CR0,
-    DBG_CR2,
-    DBG_CR3,
-    DBG_CR4,
-    DBG_CR8,
-    DBG_DR6,
-    DBG_DR7,
-    DBG_EFER,
-    DBG_XCR0,
-    DBG_VECTOR, /* 3: the breakpoint (RIP is after the INT3), 1: a single step */
-    DBG_SLOTS
-};
 
 #define DEBUG_INT3 0xCCu
 #define DEBUG_SLOT_NOP 0x90u
-
-struct codegen_params;
 
 /* The slot: one NOP. Returns its address. */
 uintptr_t debug_code_slot(struct x86_emitter *e);

@@ -2,10 +2,10 @@
  * nmi_code.c — the generated code's side of the NMI watchdog (see nmi_code.h).
  *
  * The few encodings used only here are written as bytes with their
- * mnemonic (SDM vol. 2); tests/unit/test_nmi_code.c disassembles them.
+ * mnemonic (SDM vol. 2); tests/unit/test_nmi_watchdog.c disassembles them.
  */
 #include "nmi_code.h"
-#include "bench_codegen.h"
+#include "codegen_types.h"
 #include "nmi_watchdog.h"
 #include "watchdog.h"
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "bench_codegen.h"
+#include "codegen_types.h"
 #include "x86_emit.h"
 
 /*

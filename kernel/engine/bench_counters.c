@@ -980,7 +980,7 @@ static void measure_pmu_events(struct counter_env *env, struct bench_context *be
         }
         bench->n_fixed = lead;
         bench->verbose_skip = n_lead ? lead : 0; /* RDTSC is reported from the first run */
-        /* IA32_PERF_METRICS fields read: zero them with FIXED_CTR3 before every m1 (bench_codegen.h). */
+        /* IA32_PERF_METRICS fields read: zero them with FIXED_CTR3 before every m1 (codegen_types.h). */
         bool metric_reads = false;
         for (size_t k = 0; k < bench->n_reads; k++)
             metric_reads |= reads[k].metric != 0;

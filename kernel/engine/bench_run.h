@@ -148,7 +148,7 @@ struct bench_context {
      */
     void (*prepare_areas)(void *arg, struct bench_context *c);
     void *prepare_arg;
-    /* Intel top-down: IA32_PERF_GLOBAL_CTRL's value for the reset before every m1 (bench_codegen.h), or 0. */
+    /* Intel top-down: IA32_PERF_GLOBAL_CTRL's value for the reset before every m1 (codegen_types.h), or 0. */
     uint64_t topdown_global_ctrl;
     /* Vector state the generated code saves: XCR0 and its area size, or 0 (FXSAVE64). */
     uint64_t xsave_mask;
@@ -274,7 +274,7 @@ struct bench_trace_end {
  * up to it is kept in `cap`, end record included.
  */
 /*
- * -cycle_by_cycle's template (bench_codegen.h cycles_global_ctrl), once with
+ * -cycle_by_cycle's template (codegen_types.h cycles_global_ctrl), once with
  * the benchmark (unroll_count copies, its loop) and once empty (nothing
  * between the two WRMSRs, as nanoBench's basic mode), each run once per
  * bench_cycles_run_once on the benchmark's processor with interrupts masked.

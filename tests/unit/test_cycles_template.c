@@ -1,6 +1,6 @@
 /*
  * test_cycles_template.c — -cycle_by_cycle's template as the code generator
- * emits it (bench_codegen.h cycles_global_ctrl), disassembled with binutils'
+ * emits it (codegen_types.h cycles_global_ctrl), disassembled with binutils'
  * objdump: WRMSR IA32_PERF_GLOBAL_CTRL = enable, LFENCE, the copies, LFENCE,
  * WRMSR IA32_PERF_GLOBAL_CTRL = 0, RAX/RCX/RDX kept, no counter read; and
  * codegen_cycles_tail counts the instructions after the copies that retire
