@@ -902,15 +902,18 @@ group 3: L1D_PEND_MISS.PENDING@PMC0 MEM_LOAD_RETIRED.FB_HIT@PMC1" "$(grep '^# me
     # (configs/tables/tma/): level 1 from the four bytes less INT_MISC.UOP_DROPPING
     # (Ice Lake-SP also plus 5 x INT_MISC.CLEARS_COUNT in Backend Bound); Sapphire
     # Rapids reads the level-2 bytes 4-7 from the same snapshot, Ice Lake-SP takes
-    # level 2 from ordinary events (a second group for the memory-bound ones).
+    # level 2 from ordinary events (two more groups).
     local model td_l1="TOPDOWN.FE_BOUND@PERF_METRICS TOPDOWN.SLOTS@FIXED3 TOPDOWN.BAD_SPEC@PERF_METRICS TOPDOWN.RETIRING@PERF_METRICS TOPDOWN.BE_BOUND@PERF_METRICS"
-    local -A td_group=([0x6a]="INT_MISC.UOP_DROPPING@PMC1 INT_MISC.CLEARS_COUNT@PMC2 IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC3 BR_MISP_RETIRED.ALL_BRANCHES@PMC4 MACHINE_CLEARS.COUNT@PMC5 CYCLE_ACTIVITY.STALLS_MEM_ANY@PMC6 EXE_ACTIVITY.BOUND_ON_STORES@PMC7 $td_l1
-group 2: CYCLE_ACTIVITY.STALLS_TOTAL@PMC0 EXE_ACTIVITY.1_PORTS_UTIL@PMC1 EXE_ACTIVITY.2_PORTS_UTIL@PMC2"
-        [0x8f]="INT_MISC.UOP_DROPPING@PMC1 $td_l1 TOPDOWN.FETCH_LAT@PERF_METRICS TOPDOWN.BR_MISPREDICT@PERF_METRICS TOPDOWN.HEAVY_OPS@PERF_METRICS TOPDOWN.MEM_BOUND@PERF_METRICS")
+    # Ice Lake-SP's heavy/light operations need four events perfmon allows on
+    # PMC0-3 only ({0-3}), so those go first and the unrestricted ones after.
+    local -A td_group=([0x6a]="INST@PMC4 INT_MISC.UOP_DROPPING@PMC5 INT_MISC.CLEARS_COUNT@PMC6 IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE@PMC7 IDQ.MS_UOPS@PMC0{0-3} UOPS_DECODED.DEC0@PMC1{0-3} UOPS_DECODED.DEC0.CMSK1@PMC2{0-3} IDQ.MITE_UOPS@PMC3{0-3} $td_l1
+group 2: BR_MISP_RETIRED.ALL_BRANCHES@PMC0 MACHINE_CLEARS.COUNT@PMC1 UOPS_RETIRED.SLOTS@PMC2 UOPS_ISSUED.ANY@PMC3 CYCLE_ACTIVITY.STALLS_MEM_ANY@PMC4 EXE_ACTIVITY.BOUND_ON_STORES@PMC5 CYCLE_ACTIVITY.STALLS_TOTAL@PMC6 EXE_ACTIVITY.1_PORTS_UTIL@PMC7
+group 3: EXE_ACTIVITY.2_PORTS_UTIL@PMC0"
+        [0x8f]="INST@PMC0 INT_MISC.UOP_DROPPING@PMC1 $td_l1 TOPDOWN.FETCH_LAT@PERF_METRICS TOPDOWN.BR_MISPREDICT@PERF_METRICS TOPDOWN.HEAVY_OPS@PERF_METRICS TOPDOWN.MEM_BOUND@PERF_METRICS")
     local -A td_global=([0x6a]=0x10008000000ff [0x8f]=0x1000800000003)
     for model in 0x6a 0x8f; do
         out=$($NB -plan -plan_cpu intel:6:$model:8 -asm nop -config "$TMP/inst.cfg" -metrics topdown) || return 1
-        expect_eq "topdown $model" "group 1: INST@PMC0 ${td_group[$model]}
+        expect_eq "topdown $model" "group 1: ${td_group[$model]}
 wrmsr 0x30c 0x0
 wrmsr 0x329 0x0
 wrmsr 0x38d 0x3000
