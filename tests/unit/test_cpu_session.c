@@ -5,9 +5,10 @@
  * ctr_Skylake.txt, whose counters and CR4 exist only in this fake.
  *
  * The reference is the same begin and end run in place on processor 1
- * (every access through the forwarding seam, as every begin was before:
- * 45 calls to processor 1 from the boot processor with this PMU): the lines
- * must be the same, in the same order, and so must the state left behind.
+ * (every access through the forwarding seam, as every begin and end was
+ * before: 52 calls to processor 1 to begin on this machine, 20 to end): the
+ * lines must be the same, in the same order, and so must the state left
+ * behind.
  */
 #include "bench_counters.h"
 #include "cpu_session.h"
