@@ -28,3 +28,26 @@ test_cpu_session_lines() {
 }
 
 run_test cpu_session_lines test_cpu_session_lines
+
+# -mica on processor 1: its trace (the traced run and the FS/GS bases of the
+# header, one call there) has the boot processor's instruction count, and its
+# MICA rows are the boot processor's.
+test_cpu_mica() {
+    local opts='-asm "ADD RAX, RBX; ADD RBX, RAX" -unroll_count 4 -n_measurements 1 -warm_up_count 0 -mica ilp'
+    printf '%s\n' "boot: $opts" "other: $opts -cpu 1" >"$TMP/cpu_mica.suite"
+    QEMU_SMP=2 $NB -suite "$TMP/cpu_mica.suite" -icount 4 -results "$TMP/cpu_mica" >/dev/null 2>&1 ||
+        { echo "exit status $?"; return 1; }
+    local txt="$TMP/cpu_mica/run-0001.txt" f
+    expect_eq "trace lines" "$(printf '%s\n' "trace: run-0001-boot.trace instructions 8" \
+        "trace: run-0001-other.trace instructions 8")" \
+        "$(grep -o '^trace: [^ ]* instructions [0-9]*' "$txt")" || return 1
+    for f in boot other; do
+        expect_eq "$f magic" "NBTRACE" "$(head -c 7 "$TMP/cpu_mica/run-0001-$f.trace")" || return 1
+    done
+    expect_eq "errors" 0 "$(grep -c '^error\|refused' "$txt")" || return 1
+    local csv="$TMP/cpu_mica/run-0001-mica.csv"
+    [ -f "$csv" ] || { echo "no MICA CSV"; ls "$TMP/cpu_mica"; return 1; }
+    expect_eq "mica rows" "$(grep '^boot,' "$csv" | sed 's/^boot,//')" "$(grep '^other,' "$csv" | sed 's/^other,//')"
+}
+
+run_test cpu_mica test_cpu_mica
