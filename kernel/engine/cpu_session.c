@@ -22,6 +22,11 @@ static void setup_here(const struct nb_platform *p, void *arg)
     /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
     cs->apic_id = regs[1] >> 24;
     core_kind_read(p, &cs->kind);
+    /* Kept for the NMI watcher's target (bench_run.c watch_begin): no call to N for it later. */
+    if (p != &cs->cp.p && p->apic_id) {
+        cs->cp.apic_id = p->apic_id(p->ctx);
+        cs->cp.apic_id_known = true;
+    }
     report_line(a->r, "processor: %u (APIC ID %u) of %u", cs->cpu, cs->apic_id, nb_cpu_count(p));
     /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
     xsave_session_begin(&cs->xsave, p);
