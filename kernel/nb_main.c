@@ -17,6 +17,7 @@
 #include "bench_run.h"
 #include "cpu_measure.h"
 #include "cpu_platform.h"
+#include "cpu_session.h"
 #include "machine.h"
 #include "lfence_serialise.h"
 #include "nb_arena.h"
@@ -358,71 +359,28 @@ static bool load_code(struct run_state *s, const struct suite_entry *e,
 }
 
 /*
- * Processor N's state for -cpu N: identified, its XSAVE and LFENCE state set
- * and its PMU detected once, then kept for the next benchmarks on N (each of
- * those steps is dozens of firmware calls to N, every one a wake-up of N,
- * INIT-SIPI-SIPI in EDK II's HLT mode); ended when a benchmark names another
- * processor and at the end of the suite. What the code needs of N is checked
- * again in the procedure that runs it (bench_run.c), since a wake-up by INIT
- * may have reset it.
+ * Processor N's session for -cpu N (cpu_session.h): begun in one call to N
+ * at the first benchmark there, kept for the next benchmarks on N; ended
+ * in one call when a benchmark names another processor and at the end of
+ * the suite.
  */
-static struct cpu_session {
-    bool active;
-    unsigned cpu;
-    struct cpu_platform cp;
-    struct counter_env env;
-    struct xsave_session xsave;
-    struct lfence_session lfence;
-    struct machine_info m;
-    uint32_t apic_id;
-    struct core_kind kind; /* N's core kind (CPUID.1AH on a hybrid part), for -calibrate */
-    struct cpu_measure measure; /* the one call per benchmark (cpu_measure.h) */
-} cpu_session;
+static struct cpu_session cpu_session;
 
-static void cpu_session_end(struct run_state *s)
+static void cpu_session_stop(struct run_state *s)
 {
-    struct cpu_session *cs = &cpu_session;
-    if (!cs->active)
+    if (!cpu_session.active)
         return;
     /* The watcher may be running there: N must be free for our calls. */
-    nmi_watchdog_release(&s->nmi, cs->cpu);
-    counters_finish(&cs->env);
-    lfence_session_end(&cs->lfence, &cs->cp.p);
-    xsave_session_end(&cs->xsave, &cs->cp.p);
-    cpu_measure_free(&cs->measure, s->p);
-    cs->active = false;
+    nmi_watchdog_release(&s->nmi, cpu_session.cpu);
+    cpu_session_end(&cpu_session, s->p, &s->report);
 }
 
 /* Identifies processor N and sets its state (the lines it prints differ from the boot processor's only). */
-static void cpu_session_begin(struct run_state *s, unsigned cpu)
+static void cpu_session_start(struct run_state *s, unsigned cpu)
 {
-    struct cpu_session *cs = &cpu_session;
-    cpu_session_end(s);
-    cpu_platform_init(&cs->cp, s->p, cpu);
-    cs->cpu = cpu;
-    machine_identify(&cs->cp.p, &cs->m);
-    uint32_t regs[4];
-    cs->cp.p.cpuid(cs->cp.p.ctx, 1, 0, regs);
-    /* CPUID.01H:EBX[31:24] is the initial APIC ID of the processor that executed it. */
-    cs->apic_id = regs[1] >> 24;
-    core_kind_read(&cs->cp.p, &cs->kind);
-    report_line(&s->report, "processor: %u (APIC ID %u) of %u", cpu, cs->apic_id, nb_cpu_count(s->p));
-    /* CR4 and XCR0 are per processor: N gets the same state as the boot processor. */
-    xsave_session_begin(&cs->xsave, &cs->cp.p);
-    if (cs->xsave.xcr0 != s->xsave.xcr0) {
-        char line[160];
-        xsave_describe(&cs->xsave, s->p->ring0, line, sizeof(line));
-        report_line(&s->report, "processor %u %s", cpu, line);
-    }
-    /* DE_CFG is per processor too (AMD): N serialises LFENCE like the boot processor. */
-    lfence_session_begin(&cs->lfence, &cs->cp.p, &cs->m);
-    if (cs->lfence.state != s->lfence.state) {
-        char line[200];
-        lfence_describe(&cs->lfence, line, sizeof(line));
-        report_line(&s->report, "processor %u %s", cpu, line);
-    }
-    counters_init(&cs->env, &cs->cp.p, &cs->m, &s->report);
-    cs->active = true;
+    cpu_session_stop(s);
+    struct cpu_session_boot boot = { s->xsave.xcr0, s->lfence.state, s->counters.ctr_rules_path, s->tsc_hz };
+    cpu_session_begin(&cpu_session, s->p, cpu, &boot, &s->report);
 }
 
 /*
@@ -498,7 +456,7 @@ static bool enter_cpu(struct run_state *s, const struct suite_entry *e, const st
         c->m = NULL;
     } else {
         if (!cpu_session.active || cpu_session.cpu != (unsigned)o->cpu)
-            cpu_session_begin(s, (unsigned)o->cpu);
+            cpu_session_start(s, (unsigned)o->cpu);
         else if (announce)
             report_line(&s->report, "processor: %lld (APIC ID %u) of %u", (long long)o->cpu,
                         cpu_session.apic_id, n_cpus);
@@ -962,7 +920,7 @@ enum nb_finish_action nb_run_image(const struct nb_platform *p)
         run_suite(&s, text, len);
         if (s.serve)
             serve(&s);
-        cpu_session_end(&s);
+        cpu_session_stop(&s);
         nmi_watchdog_stop(&s.nmi);
         bench_context_free(&s.bench);
     }

@@ -15,6 +15,9 @@
 /* The local APIC timer's deadline in TSC-deadline mode; 0 disarms it (SDM vol. 3A 11.5.4.1). */
 #define MSR_IA32_TSC_DEADLINE 0x6E0u
 #define MSR_IA32_TSC_AUX 0xC0000103u
+/* The bases of the FS and GS segments in 64-bit mode (SDM vol. 4 table 2-2; vol. 3A 3.4.4). */
+#define MSR_IA32_FS_BASE 0xC0000100u
+#define MSR_IA32_GS_BASE 0xC0000101u
 
 /*
  * Frequency (power.h, freq_pin.h). IA32_MISC_ENABLE bit 38: Turbo Mode Disable

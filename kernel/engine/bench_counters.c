@@ -306,6 +306,20 @@ void counters_init(struct counter_env *env, const struct nb_platform *p,
     }
 }
 
+size_t counters_init_blocks(size_t sizes[COUNTERS_INIT_BLOCKS], bool exec[COUNTERS_INIT_BLOCKS])
+{
+    /* In counters_init's order: msr_events, the probe's loop, events, groups, ctr_rules. */
+    const size_t all[COUNTERS_INIT_BLOCKS] = { sizeof(struct msr_event) * MSR_EVENT_MAX, PROBE_CODE_SIZE,
+                                               sizeof(struct pmu_event) * PMU_MAX_EVENTS,
+                                               sizeof(struct pmu_group) * PMU_MAX_EVENTS,
+                                               sizeof(struct pmu_ctr_rules) };
+    for (size_t i = 0; i < COUNTERS_INIT_BLOCKS; i++) {
+        sizes[i] = all[i];
+        exec[i] = i == 1;
+    }
+    return COUNTERS_INIT_BLOCKS;
+}
+
 void counters_finish(struct counter_env *env)
 {
     const struct nb_platform *p = env->p;

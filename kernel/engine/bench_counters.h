@@ -74,6 +74,14 @@ struct counter_env {
 /* Detects and probes the PMU, prints the `pmu:` fingerprint line. */
 void counters_init(struct counter_env *env, const struct nb_platform *p,
                    const struct machine_info *m, struct report *r);
+/*
+ * The memory counters_init may ask for, so that the boot processor can
+ * allocate it before counters_init runs where the firmware cannot be
+ * called (-cpu N, cpu_session.h): fills sizes[] and exec[] (code memory)
+ * and returns how many (at most COUNTERS_INIT_BLOCKS).
+ */
+#define COUNTERS_INIT_BLOCKS 5
+size_t counters_init_blocks(size_t sizes[COUNTERS_INIT_BLOCKS], bool exec[COUNTERS_INIT_BLOCKS]);
 /* Restores the counter state found at counters_init. */
 void counters_finish(struct counter_env *env);
 

@@ -941,10 +941,24 @@ out:
 
 #define TRACE_STEP_BUDGET_US 40u
 
-static void run_once(const struct nb_platform *local, void *fn)
+struct traced_run {
+    struct bench_context *c;
+    generated_fn fn;
+    struct bench_trace_end *end;
+};
+
+/* The traced run, then FS/GS bases of the processor it ran on: one procedure there. */
+static void run_traced(const struct nb_platform *local, void *arg)
 {
-    (void)local;
-    ((generated_fn)fn)();
+    struct traced_run *t = arg;
+    if (t->c->fake_trace)
+        t->c->fake_trace(t->c->fake_run_arg);
+    else
+        t->fn();
+    if (local->read_msr(local->ctx, MSR_IA32_FS_BASE, &t->end->fs_base) != NB_OK)
+        t->end->fs_base = 0;
+    if (local->read_msr(local->ctx, MSR_IA32_GS_BASE, &t->end->gs_base) != NB_OK)
+        t->end->gs_base = 0;
 }
 
 int bench_trace(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,
@@ -1020,7 +1034,8 @@ int bench_trace(struct bench_context *c, const struct bench_options *o, const st
         data->watchdog_count = watchdog_ticks(c->watchdog, budget.ticks, c->tsc_hz);
     data->fault_happened = 0;
     mica_capture_current = cap;
-    struct bench_cpu_call call = { c, &params, run_once, (void *)fn, data };
+    struct traced_run traced = { c, fn, end };
+    struct bench_cpu_call call = { c, &params, run_traced, &traced, data };
     int st = run_on_bench_cpu(&call);
     mica_capture_current = NULL;
     if (st != NB_OK) {

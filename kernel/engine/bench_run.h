@@ -141,6 +141,8 @@ struct bench_context {
      */
     fake_run_fn fake_run;
     void *fake_run_arg;
+    /* Host tests only: called instead of bench_trace's traced code, on its processor (arg: fake_run_arg). */
+    void (*fake_trace)(void *arg);
     /*
      * Called by bench_measure after it zeroes the areas and before any code
      * runs, or NULL: the calibration (bench_calibrate.h) links its pointer
@@ -264,6 +266,12 @@ struct bench_trace_end {
      * instruction is in the trace; 0 otherwise.
      */
     uint64_t sentinel;
+    /*
+     * IA32_FS_BASE and IA32_GS_BASE, where FS: and GS: operands point (for
+     * the host's addresses), read in the same procedure on the benchmark's
+     * processor as the traced run (0 when unreadable).
+     */
+    uint64_t fs_base, gs_base;
 };
 
 /*

@@ -14,9 +14,36 @@ struct measure_args {
     struct report *r;
 };
 
-/* On processor N: the firmware is not called from here on (cpu_local.h). */
-static void measure_here(void *arg)
+struct call_args {
+    const struct nb_platform *local;
+    void (*fn)(const struct nb_platform *local, void *arg);
+    void *arg;
+};
+
+static void call_here(void *arg)
 {
+    struct call_args *c = arg;
+    c->fn(c->local, c->arg);
+}
+
+int cpu_measure_call(struct cpu_measure *cm, const struct nb_platform *base, unsigned cpu, struct report *r,
+                     void (*fn)(const struct nb_platform *local, void *arg), void *arg, struct report_tape *tape)
+{
+    if (!cm->tape)
+        cm->tape = base->alloc_data(base->ctx, CPU_MEASURE_TAPE_BYTES);
+    if (!cm->tape)
+        return NB_ENOMEM;
+    report_tape_start(r, tape, cm->tape, CPU_MEASURE_TAPE_BYTES);
+    struct call_args c = { &cm->local.p, fn, arg };
+    int st = nb_run_on_cpu(base, cpu, call_here, &c);
+    report_tape_stop(r);
+    return st;
+}
+
+/* On processor N: the firmware is not called from here on (cpu_local.h). */
+static void measure_here(const struct nb_platform *local, void *arg)
+{
+    (void)local; /* env and bench hold it already */
     struct measure_args *a = arg;
     counters_measure(a->env, a->bench, a->o, a->code, a->r);
 }
@@ -53,8 +80,7 @@ void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struc
     }
     if (!cm->tape)
         cm->tape = base->alloc_data(base->ctx, CPU_MEASURE_TAPE_BYTES);
-    char *tape_buf = cm->tape;
-    if (!tape_buf) {
+    if (!cm->tape) {
         report_error(r, "processor %u: no memory for the report lines of its measurement (%u bytes)", cpu,
                      CPU_MEASURE_TAPE_BYTES);
         cpu_local_finish(local);
@@ -78,11 +104,9 @@ void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struc
     bench->p = &local->p;
     bench->cpu_p = &local->p;
     bench->reserved = true;
-    struct report_tape tape;
-    report_tape_start(r, &tape, tape_buf, CPU_MEASURE_TAPE_BYTES);
     struct measure_args args = { env, bench, o, code, r };
-    int st = nb_run_on_cpu(base, cpu, measure_here, &args);
-    report_tape_stop(r);
+    struct report_tape tape;
+    int st = cpu_measure_call(cm, base, cpu, r, measure_here, &args, &tape);
     env->p = env_p;
     env->session.p = session_p;
     bench->p = bench_p;

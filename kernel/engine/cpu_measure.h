@@ -42,6 +42,16 @@ struct cpu_measure {
 void cpu_measure_counters(struct cpu_measure *cm, struct counter_env *env, struct bench_context *bench,
                           const struct bench_options *o, const struct bench_code *code, struct report *r,
                           const struct nb_platform *base, unsigned cpu);
+/*
+ * The one call itself: fn(N's seam, arg) on processor `cpu` with the seam
+ * cm->local (cpu_local_init'd, its files and blocks added, by the caller,
+ * who also calls cpu_local_finish after), its report calls recorded on
+ * `tape` (in cm's buffer) for the caller to replay (report_tape_replay).
+ * NB_OK; NB_ENOMEM (nothing ran: no memory for the tape, nothing
+ * recorded), or the firmware's refusal of the call.
+ */
+int cpu_measure_call(struct cpu_measure *cm, const struct nb_platform *base, unsigned cpu, struct report *r,
+                     void (*fn)(const struct nb_platform *local, void *arg), void *arg, struct report_tape *tape);
 /* Frees what cm kept (base: the platform it was given). */
 void cpu_measure_free(struct cpu_measure *cm, const struct nb_platform *base);
 

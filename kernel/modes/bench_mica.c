@@ -11,9 +11,6 @@
 #define RECORDS_MIN (64u << 10)
 /* Distinct instruction addresses remembered for the bytes (each 24 bytes). */
 #define SEEN_ENTRIES (1u << 16)
-/* The bases of FS and GS (SDM vol. 4 table 2-2). */
-#define MSR_IA32_FS_BASE 0xC0000100u
-#define MSR_IA32_GS_BASE 0xC0000101u
 
 /* nanobench/results/run-NNNN-<name>.trace: the run's .txt path with the name instead of ".txt". */
 static void trace_path(const struct report *r, const char *name, const char *suffix, char *out, size_t cap)
@@ -125,12 +122,9 @@ static void trace_run(struct report *r, struct bench_context *c, const struct be
     if (st == NB_EFAULT)
         report_error(r, "%s", error);
     report_stop(r, &cap, k, mem.records_cap);
-    /* Where FS:/GS: operands point (for the host's address computation); 0 when unreadable. */
-    uint64_t fs = 0, gs = 0;
-    c->cpu_p->read_msr(c->cpu_p->ctx, MSR_IA32_FS_BASE, &fs);
-    c->cpu_p->read_msr(c->cpu_p->ctx, MSR_IA32_GS_BASE, &gs);
+    /* Where FS:/GS: operands point (for the host's address computation), read where the code ran. */
     uint8_t header[NB_TRACE_HEADER_SIZE];
-    mica_capture_file_header(&cap, header, fs, gs, end.fault, end.vector);
+    mica_capture_file_header(&cap, header, end.fs_base, end.gs_base, end.fault, end.vector);
     /* -debug_trace: the reserved word names the sentinel record (lib/nb_trace_format.h). */
     for (int b = 0; b < 8; b++)
         header[NB_TRACE_SENTINEL_OFFSET + b] = (uint8_t)(end.sentinel >> (8 * b));

@@ -73,6 +73,8 @@ static int l_read_file(void *ctx, const char *path, void **data, size_t *size)
             return l->files[i].status;
         }
     }
+    if (l->n_missed < CPU_LOCAL_FILES)
+        nb_snprintf(l->missed[l->n_missed++], sizeof(l->missed[0]), "%s", path);
     l->refused++;
     return NB_EIO;
 }
@@ -85,12 +87,21 @@ static void l_free_file(void *ctx, void *data, size_t size)
     (void)size;
 }
 
-static void *l_alloc(void *ctx, size_t size)
+/* A block the boot processor allocated for this size and kind, else refused. */
+static void *take_block(struct cpu_local *l, size_t size, bool exec)
 {
-    (void)size;
-    L(ctx)->refused++;
+    for (unsigned i = 0; i < l->n_blocks; i++) {
+        if (!l->blocks[i].taken && l->blocks[i].size == size && l->blocks[i].exec == exec) {
+            l->blocks[i].taken = true;
+            return l->blocks[i].p;
+        }
+    }
+    l->refused++;
     return NULL;
 }
+
+static void *l_alloc_data(void *ctx, size_t size) { return take_block(L(ctx), size, false); }
+static void *l_alloc_exec(void *ctx, size_t size) { return take_block(L(ctx), size, true); }
 
 static void l_free_mem(void *ctx, void *p, size_t size)
 {
@@ -119,8 +130,8 @@ void cpu_local_init(struct cpu_local *l, const struct nb_platform *base, unsigne
     p->write_text = l_write_text;
     p->read_file = l_read_file;
     p->free_file = l_free_file;
-    p->alloc_exec = l_alloc;
-    p->alloc_data = l_alloc;
+    p->alloc_exec = l_alloc_exec;
+    p->alloc_data = l_alloc_data;
     p->free_mem = l_free_mem;
     p->cpuid = l_cpuid;
     p->read_msr = l_read_msr;
@@ -167,13 +178,32 @@ void cpu_local_add_file(struct cpu_local *l, const char *path)
     }
 }
 
+bool cpu_local_add_block(struct cpu_local *l, size_t size, bool exec)
+{
+    const struct nb_platform *b = l->base;
+    if (l->n_blocks == CPU_LOCAL_BLOCKS)
+        return false;
+    void *m = exec ? b->alloc_exec(b->ctx, size) : b->alloc_data(b->ctx, size);
+    if (!m)
+        return false;
+    l->blocks[l->n_blocks].p = m;
+    l->blocks[l->n_blocks].size = size;
+    l->blocks[l->n_blocks].exec = exec;
+    l->blocks[l->n_blocks].taken = false;
+    l->n_blocks++;
+    return true;
+}
+
 void cpu_local_finish(struct cpu_local *l)
 {
     const struct nb_platform *b = l->base;
+    for (unsigned i = 0; i < l->n_blocks; i++)
+        if (!l->blocks[i].taken)
+            b->free_mem(b->ctx, l->blocks[i].p, l->blocks[i].size);
     for (unsigned i = 0; i < l->n_files; i++)
         if (l->files[i].data)
             b->free_file(b->ctx, l->files[i].data, l->files[i].size);
     for (unsigned i = 0; i < l->n_frees; i++)
         b->free_mem(b->ctx, l->frees[i].p, l->frees[i].size);
-    l->n_files = l->n_frees = 0;
+    l->n_files = l->n_frees = l->n_blocks = l->n_missed = 0;
 }

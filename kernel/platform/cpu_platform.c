@@ -174,8 +174,14 @@ static void remote_write_xcr0(void *ctx, uint64_t value)
 
 static uint32_t remote_apic_id(void *ctx)
 {
+    struct cpu_platform *cp = ctx;
+    if (cp->apic_id_known)
+        return cp->apic_id;
     struct remote_call c = { .op = CALL_APIC_ID };
-    forward(ctx, &c);
+    if (forward(ctx, &c) == NB_OK) {
+        cp->apic_id = (uint32_t)c.value;
+        cp->apic_id_known = true;
+    }
     return (uint32_t)c.value;
 }
 

@@ -16,6 +16,9 @@ struct cpu_platform {
     struct nb_platform p; /* hand this to the engine; p.ctx points to this struct */
     const struct nb_platform *base;
     unsigned cpu;
+    /* N's APIC ID once asked (it does not change): later apic_id calls cost no call to N. */
+    uint32_t apic_id;
+    bool apic_id_known;
 };
 
 void cpu_platform_init(struct cpu_platform *cp, const struct nb_platform *base, unsigned cpu);

@@ -1502,5 +1502,6 @@ source "$ROOT/tests/qemu/mica_dbt_tests.sh"
 source "$ROOT/tests/qemu/readme_tests.sh"
 source "$ROOT/tests/qemu/calibrate_kind_tests.sh"
 source "$ROOT/tests/qemu/cpu_one_call_tests.sh"
+source "$ROOT/tests/qemu/cpu_session_tests.sh"
 echo "qemu: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

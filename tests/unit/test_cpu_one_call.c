@@ -297,20 +297,25 @@ static unsigned suite_calls(const char *suite, char *out, size_t cap)
 /*
  * One benchmark on -cpu 1 costs the processor's session (identify it, set
  * its XSAVE and LFENCE state, detect and probe its PMU: once per suite and
- * processor) plus ONE call; each further benchmark on the same processor
+ * processor) in ONE call, ONE call for the benchmark and ONE to end the
+ * session (cpu_session.h); each further benchmark on the same processor
  * costs exactly one call (before: one per measurement, and one per MSR
- * read of the APERF/MPERF pair read around it, 5 here).
+ * read of the APERF/MPERF pair read around it, 5 here; the session was a
+ * call per CPUID and MSR access of its begin and end).
  */
 NB_TEST(cpu_one_call_per_benchmark_in_a_suite)
 {
-    static char one[1 << 16], three[1 << 16];
+    static char none[1 << 16], one[1 << 16], three[1 << 16];
+    /* The fingerprint's own calls (cpu_topology.c asks every processor its x2APIC ID). */
+    unsigned c0 = suite_calls("a: -unroll_count 1 -n_measurements 1 -warm_up_count 0\n", none, sizeof(none));
     unsigned c1 = suite_calls("a: -unroll_count 1 -n_measurements 1 -warm_up_count 0 -cpu 1\n", one, sizeof(one));
     unsigned c3 = suite_calls("a: -unroll_count 1 -n_measurements 1 -warm_up_count 0 -cpu 1\n"
                               "b: -unroll_count 1 -n_measurements 1 -warm_up_count 0 -cpu 1\n"
                               "c: -unroll_count 1 -n_measurements 1 -warm_up_count 0 -cpu 1\n",
                               three, sizeof(three));
-    nb_test_note("calls: %u for one benchmark, %u for three", c1, c3);
-    CHECK_EQ_INT(c3 - c1, 2);
+    nb_test_note("calls: %u for one benchmark, %u for three, %u without -cpu", c1, c3, c0);
+    CHECK_EQ_INT(c1 - c0, 3);
+    CHECK_EQ_INT(c3 - c0, 5);
     CHECK(strstr(three, "[a]\nprocessor: 1 (APIC ID 0) of 2\n"));
     CHECK(strstr(three, "[c]\nprocessor: 1 (APIC ID 0) of 2\nRDTSC: "));
     CHECK(strstr(three, "refused") == NULL);
