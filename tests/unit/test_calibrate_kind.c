@@ -189,7 +189,14 @@ NB_TEST(calibrate_on_an_e_core_records_and_prints_its_kind)
     add_cache(&ci, "L1d", 1, 8192);
     add_cache(&ci, "L2", 2, 65536);
     struct machine_latencies l;
-    bench_calibrate(&c, NULL, &ci, 1u << 20, &l, &r);
+    /* The host's real TSC: up to three attempts (test_calibrate.c says why). */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        host_text_reset(&h);
+        memset(&l, 0, sizeof(l));
+        bench_calibrate(&c, NULL, &ci, 1u << 20, &l, &r);
+        if (l.latency[LAT_L1] > 0)
+            break;
+    }
     CHECK(l.measured);
     CHECK_EQ_U64(l.kind.type, 0x20);
     CHECK_EQ_U64(l.kind.native_model, 1);
