@@ -4,16 +4,16 @@
  * (core type 40H) from an E-core (20H), and a latency measured on one is
  * never given to a benchmark on the other.
  *
- * The fake machine has two processors (cpu_count, current_cpu and
- * run_on_cpu scripted here): CPUID.(7,0):EDX[15] Hybrid is set, and leaf 1AH
- * answers 40000001H on processor 0 (a P-core) and 20000001H on processor 1
- * (an E-core), as the SDM vol. 2A CPUID leaf 1AH layout has them: core type
- * in EAX[31:24], native model ID in EAX[23:0].
+ * The fake machine has two processors (host_mp.h): CPUID.(7,0):EDX[15]
+ * Hybrid is set, and leaf 1AH answers 40000001H on processor 0 (a P-core)
+ * and 20000001H on processor 1 (an E-core), as the SDM vol. 2A CPUID leaf
+ * 1AH layout has them: core type in EAX[31:24], native model ID in EAX[23:0].
  */
 #include "bench_calibrate.h"
 #include "core_kind.h"
 #include "cpu_platform.h"
 #include "cpuid_bits.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "machine_latencies.h"
 #include "nb_main.h"
@@ -27,42 +27,17 @@
 #define E_CORE_1AH 0x20000001u
 
 static struct host_platform *machine;
-static unsigned current;
 static int (*table_cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 static uint32_t leaf_1ah[2];
-
-static unsigned two_cpus(void *ctx)
-{
-    (void)ctx;
-    return 2;
-}
-
-static unsigned now(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
-
-static int run_on(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
-{
-    (void)ctx;
-    if (cpu >= 2)
-        return NB_EINVAL;
-    unsigned saved = current;
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
-}
 
 /* The table's answer, but leaf 1AH and the APIC ID of leaf 1 are the asking processor's. */
 static int per_cpu_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
 {
     int st = table_cpuid(ctx, leaf, subleaf, regs);
     if (leaf == CPUID_LEAF_HYBRID)
-        regs[CPUID_EAX] = leaf_1ah[current];
+        regs[CPUID_EAX] = leaf_1ah[host_mp.current];
     if (leaf == CPUID_LEAF_FEATURES)
-        regs[CPUID_EBX] = (regs[CPUID_EBX] & 0x00FFFFFFu) | current << 24;
+        regs[CPUID_EBX] = (regs[CPUID_EBX] & 0x00FFFFFFu) | host_mp.current << 24;
     return st;
 }
 
@@ -71,7 +46,6 @@ static void hybrid_machine(struct host_platform *h, bool hybrid_bit)
 {
     host_platform_init(h);
     machine = h;
-    current = 0;
     host_cpuid_set_vendor(h, "GenuineIntel", 0x20);
     host_cpuid_set(h, 1, 0, 0x00090672, 0, 0, 1u << 4);
     host_cpuid_set(h, CPUID_LEAF_STRUCTURED_EXT, 0, 0, 0, 0, hybrid_bit ? CPUID_07_EDX_HYBRID : 0);
@@ -80,9 +54,7 @@ static void hybrid_machine(struct host_platform *h, bool hybrid_bit)
     leaf_1ah[1] = E_CORE_1AH;
     table_cpuid = h->p.cpuid;
     h->p.cpuid = per_cpu_cpuid;
-    h->p.cpu_count = two_cpus;
-    h->p.current_cpu = now;
-    h->p.run_on_cpu = run_on;
+    host_mp_install(h, 2);
 }
 
 NB_TEST(core_kind_from_leaf_1ah_only_on_a_hybrid_part)

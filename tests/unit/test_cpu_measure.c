@@ -17,6 +17,7 @@
 #include "cpu_measure.h"
 #include "cpu_platform.h"
 #include "cpu_session.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "machine.h"
 #include "nb_report.h"
@@ -32,62 +33,13 @@
 #define RUN_COST 1000u          /* TSC ticks per run of the code */
 
 static struct host_platform *machine;
-static unsigned current;
-static unsigned calls;
-static unsigned pmu_elsewhere; /* PMU MSR accesses that did not run on BENCH_CPU */
 static unsigned runs_elsewhere;
 static int main_runs;
-static int (*host_read_msr)(void *ctx, uint32_t msr, uint64_t *value);
-static int (*host_write_msr)(void *ctx, uint32_t msr, uint64_t value);
-
-static bool pmu_msr(uint32_t msr)
+/* Every call to the other processor costs CALL_COST of TSC time. */
+static void call_cost(unsigned cpu)
 {
-    return (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + 8) ||
-           (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + 8) ||
-           (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + 4) || msr == MSR_IA32_FIXED_CTR_CTRL ||
-           msr == MSR_IA32_PERF_GLOBAL_CTRL;
-}
-
-static int read_msr(void *ctx, uint32_t msr, uint64_t *value)
-{
-    if (pmu_msr(msr) && current != BENCH_CPU)
-        pmu_elsewhere++;
-    return host_read_msr(ctx, msr, value);
-}
-
-static int write_msr(void *ctx, uint32_t msr, uint64_t value)
-{
-    if (pmu_msr(msr) && current != BENCH_CPU)
-        pmu_elsewhere++;
-    return host_write_msr(ctx, msr, value);
-}
-
-static unsigned cpu_count(void *ctx)
-{
-    (void)ctx;
-    return 2;
-}
-
-static unsigned current_cpu(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
-
-static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
-{
-    (void)ctx;
-    if (cpu >= 2)
-        return NB_EINVAL;
-    unsigned saved = current;
-    if (cpu != current) {
-        calls++;
-        machine->tsc += CALL_COST;
-    }
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
+    (void)cpu;
+    machine->tsc += CALL_COST;
 }
 
 /* The probe's loop "retires" 2002 instructions on counter 0 while it is enabled. */
@@ -102,7 +54,7 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
                      int64_t copies)
 {
     (void)arg;
-    if (current != BENCH_CPU)
+    if (host_mp.current != BENCH_CPU)
         runs_elsewhere++;
     machine->tsc += RUN_COST;
     if (copies == 200)
@@ -141,13 +93,9 @@ static void skylake(struct host_platform *h)
     for (unsigned i = 0; i < 3; i++)
         host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, 48);
     h->on_msr_write = probe_counts;
-    host_read_msr = h->p.read_msr;
-    host_write_msr = h->p.write_msr;
-    h->p.read_msr = read_msr;
-    h->p.write_msr = write_msr;
-    h->p.cpu_count = cpu_count;
-    h->p.current_cpu = current_cpu;
-    h->p.run_on_cpu = run_on_cpu;
+    host_mp_install(h, 2);
+    host_mp.wake = call_cost;
+    host_mp_watch_pmu(h, BENCH_CPU);
 }
 
 /* The config's event names, in order (lines that are not comments or blank). */
@@ -183,7 +131,7 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
     static struct host_platform h;
     skylake(&h);
     machine = &h;
-    current = 0;
+    host_mp.current = 0;
     host_fs_add_text(&h, "nanobench/cfg.txt", text);
 
     static struct report r;
@@ -193,15 +141,15 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
      * its XSAVE and DE_CFG state, detect, probe and save its PMU): one call
      * (cpu_session.h); forwarded access by access it was 45 with this PMU.
      */
-    calls = 0;
-    pmu_elsewhere = 0;
+    host_mp.calls = 0;
+    host_mp.pmu_elsewhere = 0;
     static struct cpu_session cs;
     struct cpu_session_boot boot = { 0, LFENCE_INTEL, "", TSC_HZ };
     cpu_session_begin(&cs, &h.p, BENCH_CPU, &boot, &r);
     struct counter_env *env = &cs.env;
     REQUIRE(env->usable);
-    CHECK_EQ_INT(calls, 1);
-    CHECK_EQ_INT(pmu_elsewhere, 0);
+    CHECK_EQ_INT(host_mp.calls, 1);
+    CHECK_EQ_INT(host_mp.pmu_elsewhere, 0);
     static struct bench_context bench;
     REQUIRE(bench_context_init(&bench, &h.p) == NB_OK);
     bench.cpu = BENCH_CPU;
@@ -220,9 +168,9 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
 
     host_text_reset(&h);
     r.serial_seq = 0;
-    calls = 0;
+    host_mp.calls = 0;
     main_runs = 0;
-    pmu_elsewhere = runs_elsewhere = 0;
+    host_mp.pmu_elsewhere = runs_elsewhere = 0;
     cpu_measure_counters(&cs.measure, env, &bench, &o, &code, &r, &h.p, BENCH_CPU);
     const char *out = host_text(&h);
 
@@ -244,16 +192,16 @@ NB_TEST(cpu_measure_every_group_of_a_large_config_on_another_processor)
             nb_test_note("no result for %s", names[i]);
     }
     /* One firmware call for the whole benchmark, every group in it. */
-    CHECK_EQ_INT(calls, 1);
-    CHECK_EQ_INT(pmu_elsewhere, 0);
+    CHECK_EQ_INT(host_mp.calls, 1);
+    CHECK_EQ_INT(host_mp.pmu_elsewhere, 0);
     CHECK_EQ_INT(runs_elsewhere, 0);
     if (strstr(out, "error"))
         nb_test_note("%.600s", strstr(out, "error"));
 
     /* The session's end (every counter restored): one call too. */
-    calls = 0;
+    host_mp.calls = 0;
     cpu_session_end(&cs, &h.p, &r);
-    CHECK_EQ_INT(calls, 1);
+    CHECK_EQ_INT(host_mp.calls, 1);
     bench_context_free(&bench);
     host_platform_free(&h);
 }

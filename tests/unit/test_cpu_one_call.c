@@ -18,6 +18,7 @@
 #include "bench_counters.h"
 #include "cpu_measure.h"
 #include "cpu_platform.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "lapic_regs.h"
 #include "machine.h"
@@ -36,15 +37,13 @@
 #define HANG_MSR 0x612u /* the MSR event whose run is the fake `jmp $` */
 
 static uint32_t apic[N_CPUS][0x400 / 4];
-static unsigned current;
-static unsigned calls;        /* run_on_cpu calls to another processor */
 static unsigned runs, runs_elsewhere, runs_unwatched, hangs_stopped;
 static struct host_platform *machine;
 
 static int apic_read(void *ctx, uint32_t reg, uint32_t *value)
 {
     (void)ctx;
-    *value = apic[current][reg / 4];
+    *value = apic[host_mp.current][reg / 4];
     return NB_OK;
 }
 
@@ -52,7 +51,7 @@ static int apic_write(void *ctx, uint32_t reg, uint32_t value)
 {
     (void)ctx;
     if (reg != LAPIC_EOI)
-        apic[current][reg / 4] = value;
+        apic[host_mp.current][reg / 4] = value;
     return NB_OK;
 }
 
@@ -60,18 +59,6 @@ static uint64_t apic_base(void *ctx)
 {
     (void)ctx;
     return 0xFEE00000u;
-}
-
-static unsigned cpu_count(void *ctx)
-{
-    (void)ctx;
-    return N_CPUS;
-}
-
-static unsigned current_cpu(void *ctx)
-{
-    (void)ctx;
-    return current;
 }
 
 /* INIT: every LVT entry masked, TPR 0, the timer stopped (the version register stays). */
@@ -87,26 +74,15 @@ static void init_reset(uint32_t *regs)
 }
 
 /* Every call to another processor wakes it with INIT-SIPI-SIPI. */
-static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+static void wake(unsigned cpu)
 {
-    (void)ctx;
-    if (cpu >= N_CPUS)
-        return NB_EINVAL;
-    unsigned saved = current;
-    if (cpu != current) {
-        calls++;
-        init_reset(apic[cpu]);
-    }
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
+    init_reset(apic[cpu]);
 }
 
 /* Would the watchdog's timer interrupt reach the code on this processor? */
 static bool watchdog_can_fire(void)
 {
-    uint32_t lvt = apic[current][LAPIC_LVT_TIMER / 4], tpr = apic[current][LAPIC_TPR / 4];
+    uint32_t lvt = apic[host_mp.current][LAPIC_LVT_TIMER / 4], tpr = apic[host_mp.current][LAPIC_TPR / 4];
     return lvt == (LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR) && (tpr >> 4) < (WATCHDOG_VECTOR >> 4);
 }
 
@@ -116,7 +92,7 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
 {
     (void)arg;
     runs++;
-    runs_elsewhere += current != BENCH_CPU;
+    runs_elsewhere += host_mp.current != BENCH_CPU;
     runs_unwatched += !watchdog_can_fire();
     machine->tsc += 1000;
     for (size_t k = 0; k < n_reads; k++) {
@@ -162,9 +138,8 @@ static bool rig_up(struct rig *x)
     x->h.p.lapic_read = apic_read;
     x->h.p.lapic_write = apic_write;
     x->h.p.lapic_mmio_base = apic_base;
-    x->h.p.cpu_count = cpu_count;
-    x->h.p.current_cpu = current_cpu;
-    x->h.p.run_on_cpu = run_on_cpu;
+    host_mp_install(&x->h, N_CPUS);
+    host_mp.wake = wake;
     for (unsigned i = 0; i < N_CPUS; i++) {
         memset(apic[i], 0, sizeof(apic[i]));
         apic[i][LAPIC_VERSION / 4] = 0x00050014;
@@ -173,8 +148,7 @@ static bool rig_up(struct rig *x)
     }
     for (uint32_t msr = 0x610; msr <= HANG_MSR; msr++)
         host_msr_set(&x->h, msr, 0);
-    current = 0;
-    calls = runs = runs_elsewhere = runs_unwatched = hangs_stopped = 0;
+    runs = runs_elsewhere = runs_unwatched = hangs_stopped = 0;
     cpu_platform_init(&x->cp, &x->h.p, BENCH_CPU);
     machine_identify(&x->cp.p, &x->m);
     report_init(&x->r, &x->h.p);
@@ -211,7 +185,7 @@ static const char *measure(struct rig *x)
 {
     host_text_reset(&x->h);
     x->r.serial_seq = 0;
-    calls = 0;
+    host_mp.calls = 0;
     cpu_measure_counters(&x->cm, &x->env, &x->bench, &x->o, &x->code, &x->r, &x->h.p, BENCH_CPU);
     return host_text(&x->h);
 }
@@ -232,7 +206,7 @@ NB_TEST(cpu_one_call_arms_the_watchdog_inside_the_call)
     for (int bench = 0; bench < 2; bench++) {
         runs = 0;
         const char *out = measure(&x);
-        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_INT(host_mp.calls, 1);
         CHECK(runs >= 4);
         CHECK_EQ_INT(runs % 4, 0); /* four measurements of the same stages */
         CHECK_EQ_INT(runs_elsewhere, 0);
@@ -258,7 +232,7 @@ NB_TEST(cpu_one_call_timeout_keeps_what_was_measured)
     host_fs_add_text(&x.h, "nanobench/msr.txt", "msr_610 EV_A\nmsr_612 HANG\nmsr_611 EV_B\n");
     x.o.msr_config_path = "msr.txt";
     const char *out = measure(&x);
-    CHECK_EQ_INT(calls, 1);
+    CHECK_EQ_INT(host_mp.calls, 1);
     CHECK_EQ_INT(hangs_stopped, 1);
     CHECK_EQ_STR(out, "RDTSC: 2.00\nEV_A: 3.00\nerror: timeout after 10 s (in the base run) "
                       "(MSR event HANG)\n");
@@ -280,18 +254,15 @@ static unsigned suite_calls(const char *suite, char *out, size_t cap)
     host_msr_set(&h, MSR_IA32_MPERF, 1000);
     host_msr_set(&h, MSR_IA32_APERF, 1000);
     host_msr_fault(&h, 0x8B);
-    h.p.cpu_count = cpu_count;
-    h.p.current_cpu = current_cpu;
-    h.p.run_on_cpu = run_on_cpu;
+    host_mp_install(&h, N_CPUS);
+    host_mp.wake = wake;
     host_fs_add_text(&h, NB_SUITE_PATH, suite);
     host_fs_add_dir(&h, NB_RESULTS_DIR);
-    current = 0;
-    calls = 0;
     nb_run_image(&h.p);
     const char *txt = host_fs_text(&h, "nanobench/results/run-0001.txt");
     snprintf(out, cap, "%s", txt ? txt : "");
     host_platform_free(&h);
-    return calls;
+    return host_mp.calls;
 }
 
 /*
@@ -345,7 +316,7 @@ NB_TEST(cpu_one_call_allocates_nothing_on_the_processor)
             x.h.alloc_largest = both - 1; /* the main run's region fits, both do not */
         }
         const char *out = measure(&x);
-        CHECK_EQ_INT(calls, 1);
+        CHECK_EQ_INT(host_mp.calls, 1);
         CHECK_EQ_STR(out, "RDTSC: 2.00\n");
         CHECK_EQ_INT(x.cm.local.refused, 0);
         CHECK(shared ? x.bench.exec_size < both : x.bench.exec_size == both);

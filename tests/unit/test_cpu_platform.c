@@ -4,51 +4,17 @@
  * text) stay with the boot processor's platform.
  */
 #include "cpu_platform.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "nb_test.h"
 
 #include <string.h>
 
-/* A fake two-processor machine: records which processor each call ran on. */
-static unsigned ran_on[16];
-static size_t n_ran;
-static unsigned current;
-
-static unsigned two_cpus(void *ctx)
-{
-    (void)ctx;
-    return 2;
-}
-
-static unsigned now(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
-
-static int fake_run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
-{
-    (void)ctx;
-    if (cpu >= 2)
-        return NB_EINVAL;
-    if (n_ran < 16)
-        ran_on[n_ran++] = cpu;
-    unsigned saved = current;
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
-}
-
 NB_TEST(cpu_platform_forwards_processor_calls)
 {
     struct host_platform h;
     host_platform_init(&h);
-    h.p.cpu_count = two_cpus;
-    h.p.current_cpu = now;
-    h.p.run_on_cpu = fake_run_on_cpu;
-    n_ran = 0;
-    current = 0;
+    host_mp_install(&h, 2); /* two processors; host_mp.ran_on: where each call ran */
     host_msr_set(&h, 0x186, 0x4300c0);
     host_cpuid_set(&h, 1, 0, 0x906ea, 0x01000800, 0, 0);
 
@@ -62,16 +28,16 @@ NB_TEST(cpu_platform_forwards_processor_calls)
     uint32_t regs[4];
     cp.p.cpuid(cp.p.ctx, 1, 0, regs);
     CHECK_EQ_U64(regs[1], 0x01000800);
-    REQUIRE(n_ran == 3);
-    CHECK(ran_on[0] == 1 && ran_on[1] == 1 && ran_on[2] == 1);
+    REQUIRE(host_mp.n_ran == 3);
+    CHECK(host_mp.ran_on[0] == 1 && host_mp.ran_on[1] == 1 && host_mp.ran_on[2] == 1);
 
     /* Firmware services are not forwarded. */
-    n_ran = 0;
+    host_mp.n_ran = 0;
     void *m = cp.p.alloc_data(cp.p.ctx, 4096);
     CHECK(m != NULL);
     cp.p.free_mem(cp.p.ctx, m, 4096);
     cp.p.write_text(cp.p.ctx, "x", 1);
-    CHECK_EQ_INT(n_ran, 0);
+    CHECK_EQ_INT(host_mp.n_ran, 0);
     CHECK_EQ_STR(host_raw_text(&h), "x");
     CHECK_EQ_INT(cp.p.current_cpu(cp.p.ctx), 1);
     CHECK_EQ_INT(cp.p.cpu_count(cp.p.ctx), 2);
@@ -93,7 +59,6 @@ NB_TEST(cpu_helpers_without_mp_support)
     h.p.run_on_cpu = NULL;
     CHECK_EQ_INT(nb_cpu_count(&h.p), 1);
     CHECK_EQ_INT(nb_current_cpu(&h.p), 0);
-    n_ran = 0;
     CHECK_EQ_INT(nb_run_on_cpu(&h.p, 1, (void (*)(void *))0, NULL), NB_EINVAL);
     host_platform_free(&h);
 }
@@ -103,13 +68,9 @@ NB_TEST(cpu_platform_forwards_control_registers)
 {
     struct host_platform h;
     host_platform_init(&h);
-    h.p.cpu_count = two_cpus;
-    h.p.current_cpu = now;
-    h.p.run_on_cpu = fake_run_on_cpu;
+    host_mp_install(&h, 2); /* two processors; host_mp.ran_on: where each call ran */
     host_cpuid_set(&h, 0xD, 0, 0x7, 832, 832, 0);
     host_control_regs_enable(&h, 0x40620, 0x1);
-    n_ran = 0;
-    current = 0;
     struct cpu_platform cp;
     cpu_platform_init(&cp, &h.p, 1);
     REQUIRE(cp.p.read_cr4 != NULL);
@@ -119,8 +80,8 @@ NB_TEST(cpu_platform_forwards_control_registers)
     CHECK_EQ_U64(cp.p.read_xcr0(cp.p.ctx), 0x1);
     cp.p.write_xcr0(cp.p.ctx, 0x7);
     CHECK_EQ_U64(h.xcr0, 0x7);
-    REQUIRE(n_ran == 4);
-    CHECK(ran_on[0] == 1 && ran_on[1] == 1 && ran_on[2] == 1 && ran_on[3] == 1);
+    REQUIRE(host_mp.n_ran == 4);
+    CHECK(host_mp.ran_on[0] == 1 && host_mp.ran_on[1] == 1 && host_mp.ran_on[2] == 1 && host_mp.ran_on[3] == 1);
     CHECK_EQ_INT(h.bad_xcr_accesses, 0);
     host_platform_free(&h);
 
@@ -141,7 +102,7 @@ static void read_locally(const struct nb_platform *local, void *arg)
 {
     struct local_seen *seen = arg;
     seen->local = local;
-    seen->on_cpu = current;
+    seen->on_cpu = host_mp.current;
     /* Three MSR accesses, all local: no further processor calls. */
     local->write_msr(local->ctx, 0x187, 9);
     local->write_msr(local->ctx, 0x188, 10);
@@ -153,24 +114,20 @@ NB_TEST(cpu_platform_runs_a_batch_in_one_call)
 {
     struct host_platform h;
     host_platform_init(&h);
-    h.p.cpu_count = two_cpus;
-    h.p.current_cpu = now;
-    h.p.run_on_cpu = fake_run_on_cpu;
-    n_ran = 0;
-    current = 0;
+    host_mp_install(&h, 2); /* two processors; host_mp.ran_on: where each call ran */
     struct cpu_platform cp;
     cpu_platform_init(&cp, &h.p, 1);
     struct local_seen seen = { 0 };
     CHECK_EQ_INT(nb_run_locally(&cp.p, read_locally, &seen), NB_OK);
-    CHECK_EQ_INT(n_ran, 1);
-    CHECK_EQ_INT(ran_on[0], 1);
+    CHECK_EQ_INT(host_mp.n_ran, 1);
+    CHECK_EQ_INT(host_mp.ran_on[0], 1);
     CHECK(seen.local == &h.p);
     CHECK_EQ_INT(seen.on_cpu, 1);
     CHECK_EQ_U64(seen.msr, 9);
     /* The boot processor's own platform runs the batch in place. */
-    n_ran = 0;
+    host_mp.n_ran = 0;
     CHECK_EQ_INT(nb_run_locally(&h.p, read_locally, &seen), NB_OK);
-    CHECK_EQ_INT(n_ran, 0);
+    CHECK_EQ_INT(host_mp.n_ran, 0);
     CHECK(seen.local == &h.p);
     host_platform_free(&h);
 }

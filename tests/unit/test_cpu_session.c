@@ -12,6 +12,7 @@
  */
 #include "bench_counters.h"
 #include "cpu_session.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "nb_report.h"
 #include "nb_test.h"
@@ -24,63 +25,6 @@
 #define BENCH_CPU 1u
 #define SAVED_EVTSEL 0x4300C0u  /* what the "firmware" left in IA32_PERFEVTSEL0 */
 #define SAVED_CR4 0x20u         /* CR4.PAE only: the session adds OSFXSR and OSXMMEXCPT */
-
-static unsigned current, calls;
-static unsigned pmu_elsewhere;
-static int (*host_read_msr)(void *ctx, uint32_t msr, uint64_t *value);
-static int (*host_write_msr)(void *ctx, uint32_t msr, uint64_t value);
-
-static bool pmu_msr(uint32_t msr)
-{
-    return (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + 8) ||
-           (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + 8) ||
-           (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + 4) || msr == MSR_IA32_FIXED_CTR_CTRL ||
-           msr == MSR_IA32_PERF_GLOBAL_CTRL;
-}
-
-static int read_msr(void *ctx, uint32_t msr, uint64_t *value)
-{
-    pmu_elsewhere += pmu_msr(msr) && current != BENCH_CPU;
-    return host_read_msr(ctx, msr, value);
-}
-
-static int write_msr(void *ctx, uint32_t msr, uint64_t value)
-{
-    pmu_elsewhere += pmu_msr(msr) && current != BENCH_CPU;
-    return host_write_msr(ctx, msr, value);
-}
-
-static unsigned cpu_count(void *ctx)
-{
-    (void)ctx;
-    return 2;
-}
-
-static unsigned current_cpu(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
-
-static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
-{
-    (void)ctx;
-    if (cpu >= 2)
-        return NB_EINVAL;
-    unsigned saved = current;
-    calls += cpu != current;
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
-}
-
-/* The local APIC ID of the processor asking: 10 + its number. */
-static uint32_t apic_id(void *ctx)
-{
-    (void)ctx;
-    return 10 + current;
-}
 
 /* The probe's loop "retires" 2002 instructions on counter 0 while it is enabled. */
 static void probe_counts(struct host_platform *h, uint32_t msr, uint64_t value)
@@ -115,14 +59,11 @@ static void skylake(struct host_platform *h)
     host_msr_set(h, MSR_IA32_PERFEVTSEL0, SAVED_EVTSEL);
     host_control_regs_enable(h, SAVED_CR4, 0);
     h->on_msr_write = probe_counts;
-    host_read_msr = h->p.read_msr;
-    host_write_msr = h->p.write_msr;
-    h->p.read_msr = read_msr;
-    h->p.write_msr = write_msr;
-    h->p.cpu_count = cpu_count;
-    h->p.current_cpu = current_cpu;
-    h->p.run_on_cpu = run_on_cpu;
-    h->p.apic_id = apic_id;
+    host_mp_install(h, 2);
+    host_mp_watch_pmu(h, BENCH_CPU);
+    /* The local APIC ID of the processor asking: 10 + its number. */
+    host_mp.apic_id_base = 10;
+    h->p.apic_id = host_mp_apic_id;
     add_disk_file(h, CONFIG_MAP_PATH, "configs/cpu_map.txt");
     add_disk_file(h, "nanobench/configs/ctr_Skylake.txt", "configs/ctr_Skylake.txt");
 }
@@ -142,7 +83,7 @@ static void session(unsigned boot_cpu, const char *hint, struct outcome *out)
 {
     static struct host_platform h;
     skylake(&h);
-    current = boot_cpu;
+    host_mp.current = boot_cpu;
     size_t allocs_before = h.n_allocs;
     static struct report r;
     report_init(&r, &h.p);
@@ -152,24 +93,24 @@ static void session(unsigned boot_cpu, const char *hint, struct outcome *out)
     struct cpu_session_boot boot = { 7, LFENCE_INTEL, hint, 1000000000ull };
 
     host_text_reset(&h);
-    calls = pmu_elsewhere = 0;
+    host_mp.calls = host_mp.pmu_elsewhere = 0;
     cpu_session_begin(&cs, &h.p, BENCH_CPU, &boot, &r);
     snprintf(out->begin, sizeof(out->begin), "%s", host_text(&h));
-    out->begin_calls = calls;
+    out->begin_calls = host_mp.calls;
     out->setup_calls = cs.setup_calls;
-    out->begin_pmu_elsewhere = pmu_elsewhere;
+    out->begin_pmu_elsewhere = host_mp.pmu_elsewhere;
     out->usable = cs.env.usable;
     out->cr4_during = h.cr4;
     /* The NMI watcher's target (bench_run.c watch_begin) asks the forwarding seam: known already. */
-    calls = 0;
+    host_mp.calls = 0;
     out->apic_id = cs.cp.p.apic_id(cs.cp.p.ctx);
-    out->apic_id_calls = calls;
+    out->apic_id_calls = host_mp.calls;
 
     host_text_reset(&h);
-    calls = 0;
+    host_mp.calls = 0;
     cpu_session_end(&cs, &h.p, &r);
     snprintf(out->end, sizeof(out->end), "%s", host_text(&h));
-    out->end_calls = calls;
+    out->end_calls = host_mp.calls;
     out->errors = r.n_errors;
     out->cr4_after = h.cr4;
     out->evtsel_after = host_msr_get(&h, MSR_IA32_PERFEVTSEL0);

@@ -4,6 +4,7 @@
  * interleave the threads: 0 and 2 share core 0), and the fingerprint lines.
  */
 #include "cpu_topology.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "nb_test.h"
 
@@ -12,19 +13,7 @@
 
 static struct host_platform *machine;
 static uint32_t x2apic[4];
-static unsigned n_cpus, current, leaf_wanted;
-
-static unsigned count(void *ctx)
-{
-    (void)ctx;
-    return n_cpus;
-}
-
-static unsigned now(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
+static unsigned leaf_wanted;
 
 /* Leaf 0BH/1FH of processor `cpu`: SMT level (shift 1, 2 threads), core level (shift 4). */
 static void answer_for(unsigned cpu)
@@ -35,18 +24,11 @@ static void answer_for(unsigned cpu)
     host_cpuid_set(machine, leaf_wanted, 2, 0, 0, 2, id);
 }
 
-static int run_on(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+/* The CPUID table answers for the processor that runs. */
+static void switched(unsigned from, unsigned to)
 {
-    (void)ctx;
-    if (cpu >= n_cpus)
-        return NB_EINVAL;
-    unsigned saved = current;
-    current = cpu;
-    answer_for(cpu);
-    fn(arg);
-    current = saved;
-    answer_for(saved);
-    return NB_OK;
+    (void)from;
+    answer_for(to);
 }
 
 static char lines[1024];
@@ -66,15 +48,12 @@ static void setup(struct host_platform *h, unsigned max_leaf, unsigned leaf)
     host_cpuid_set_vendor(h, "GenuineIntel", max_leaf);
     machine = h;
     leaf_wanted = leaf;
-    n_cpus = 4;
-    current = 0;
+    host_mp_install(h, 4);
+    host_mp.switched = switched;
     x2apic[0] = 0;
     x2apic[1] = 2;
     x2apic[2] = 1;
     x2apic[3] = 3;
-    h->p.cpu_count = count;
-    h->p.current_cpu = now;
-    h->p.run_on_cpu = run_on;
     answer_for(0);
 }
 
@@ -119,7 +98,7 @@ NB_TEST(topology_one_processor_or_no_leaf)
 {
     struct host_platform h;
     setup(&h, 0x16, 0xB);
-    n_cpus = 1;
+    host_mp.n_cpus = 1;
     topo_survey(&h.p, &t);
     lines[0] = '\0';
     topo_describe(&t, collect, NULL);

@@ -11,6 +11,7 @@
  */
 #include "bench_run.h"
 #include "cpu_platform.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "lapic_quiet.h"
 #include "lapic_regs.h"
@@ -30,9 +31,7 @@ struct fake_apic {
 };
 
 static struct fake_apic apics[N_CPUS];
-static unsigned current;
 static bool init_on_every_call;  /* the firmware resets the AP's local APIC per call */
-static unsigned calls;           /* run_on_cpu calls that went to another processor */
 static int (*host_read_msr)(void *ctx, uint32_t msr, uint64_t *value);
 static int (*host_write_msr)(void *ctx, uint32_t msr, uint64_t value);
 
@@ -45,14 +44,14 @@ static int runs;
 static int apic_read(void *ctx, uint32_t reg, uint32_t *value)
 {
     (void)ctx;
-    *value = apics[current].regs[reg / 4];
+    *value = apics[host_mp.current].regs[reg / 4];
     return NB_OK;
 }
 
 static int apic_write(void *ctx, uint32_t reg, uint32_t value)
 {
     (void)ctx;
-    struct fake_apic *a = &apics[current];
+    struct fake_apic *a = &apics[host_mp.current];
     if (reg == LAPIC_EOI) {
         a->eoi = true;
         return NB_OK;
@@ -76,7 +75,7 @@ static uint64_t apic_base(void *ctx)
 static int read_msr(void *ctx, uint32_t msr, uint64_t *value)
 {
     if (msr == MSR_IA32_TSC_DEADLINE) {
-        *value = apics[current].deadline;
+        *value = apics[host_mp.current].deadline;
         return NB_OK;
     }
     return host_read_msr(ctx, msr, value);
@@ -85,22 +84,10 @@ static int read_msr(void *ctx, uint32_t msr, uint64_t *value)
 static int write_msr(void *ctx, uint32_t msr, uint64_t value)
 {
     if (msr == MSR_IA32_TSC_DEADLINE) {
-        apics[current].deadline = value;
+        apics[host_mp.current].deadline = value;
         return NB_OK;
     }
     return host_write_msr(ctx, msr, value);
-}
-
-static unsigned cpu_count(void *ctx)
-{
-    (void)ctx;
-    return N_CPUS;
-}
-
-static unsigned current_cpu(void *ctx)
-{
-    (void)ctx;
-    return current;
 }
 
 /* INIT (SDM vol. 3A 11.4.7.3): LVT entries masked, TPR 0, timer stopped; the deadline cleared. */
@@ -134,28 +121,15 @@ static void switch_cpu(unsigned from, unsigned to)
     host_msr_set(machine, MSR_AMD_DE_CFG, de_cfgs[to]);
 }
 
-static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
+/* A call to another processor: the firmware's INIT, if it does one per call. */
+static void wake(unsigned cpu)
 {
-    (void)ctx;
-    if (cpu >= N_CPUS)
-        return NB_EINVAL;
-    unsigned saved = current;
-    if (cpu != current) {
-        calls++;
-        if (init_on_every_call) {
-            init_reset(&apics[cpu]);
-            cr4s[cpu] = FIRMWARE_CR4;
-            xcr0s[cpu] = XCR0_RESET;
-            de_cfgs[cpu] &= ~DE_CFG_LFENCE_SERIALIZE;
-        }
-        switch_cpu(saved, cpu);
+    if (init_on_every_call) {
+        init_reset(&apics[cpu]);
+        cr4s[cpu] = FIRMWARE_CR4;
+        xcr0s[cpu] = XCR0_RESET;
+        de_cfgs[cpu] &= ~DE_CFG_LFENCE_SERIALIZE;
     }
-    current = cpu;
-    fn(arg);
-    current = saved;
-    if (cpu != saved)
-        switch_cpu(cpu, saved);
-    return NB_OK;
 }
 
 /* A firmware's settings: its timer in TSC-deadline mode, NMI on LINT1 and the counters' LVT. */
@@ -182,8 +156,8 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
     (void)arg;
     (void)reads;
     (void)copies;
-    during = apics[current];
-    during_cpu = current;
+    during = apics[host_mp.current];
+    during_cpu = host_mp.current;
     during_cr4 = machine->cr4;
     during_xcr0 = machine->xcr0;
     during_de_cfg = host_msr_get(machine, MSR_AMD_DE_CFG);
@@ -217,16 +191,14 @@ static bool rig_up(struct rig *x, unsigned cpu, bool timer_watchdog)
     x->h.p.lapic_read = apic_read;
     x->h.p.lapic_write = apic_write;
     x->h.p.lapic_mmio_base = apic_base;
-    x->h.p.cpu_count = cpu_count;
-    x->h.p.current_cpu = current_cpu;
-    x->h.p.run_on_cpu = run_on_cpu;
+    host_mp_install(&x->h, N_CPUS);
+    host_mp.wake = wake;
+    host_mp.switched = switch_cpu;
     machine = &x->h;
     for (unsigned i = 0; i < N_CPUS; i++) {
         firmware_apic(&apics[i]);
         cr4s[i] = xcr0s[i] = de_cfgs[i] = 0;
     }
-    current = 0;
-    calls = 0;
     runs = 0;
     memset(&during, 0, sizeof(during));
     if (!CHECK(bench_context_init(&x->bench, &x->h.p) == NB_OK))
@@ -337,7 +309,7 @@ NB_TEST(lapic_quiet_restarts_a_periodic_timer)
     host_platform_init(&h);
     h.p.lapic_read = apic_read;
     h.p.lapic_write = apic_write;
-    current = 0;
+    host_mp.current = 0;
     firmware_apic(&apics[0]);
     apics[0].regs[LAPIC_VERSION / 4] = 0x00040014; /* P6: no thermal entry, no CMCI */
     apics[0].regs[LAPIC_LVT_TIMER / 4] = LVT_TIMER_PERIODIC | 0x68;

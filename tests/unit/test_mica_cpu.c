@@ -12,6 +12,7 @@
  */
 #include "bench_mica.h"
 #include "cpu_platform.h"
+#include "host_mp.h"
 #include "host_platform.h"
 #include "msr_names.h"
 #include "nb_paths.h"
@@ -25,37 +26,12 @@
 #define FS_BASE 0x7F0000001000ull
 #define GS_BASE 0xFFFF800000002000ull
 
-static unsigned current, calls, traced_on = 99;
-
-static unsigned cpu_count(void *ctx)
-{
-    (void)ctx;
-    return 2;
-}
-
-static unsigned current_cpu(void *ctx)
-{
-    (void)ctx;
-    return current;
-}
-
-static int run_on_cpu(void *ctx, unsigned cpu, void (*fn)(void *arg), void *arg)
-{
-    (void)ctx;
-    if (cpu >= 2)
-        return NB_EINVAL;
-    unsigned saved = current;
-    calls += cpu != current;
-    current = cpu;
-    fn(arg);
-    current = saved;
-    return NB_OK;
-}
+static unsigned traced_on = 99;
 
 static void fake_trace(void *arg)
 {
     (void)arg;
-    traced_on = current;
+    traced_on = host_mp.current;
 }
 
 static uint64_t le64(const uint8_t *b)
@@ -71,9 +47,7 @@ NB_TEST(mica_on_another_processor_is_one_call)
     static struct host_platform h;
     host_platform_init(&h);
     host_cpuid_set_vendor(&h, "GenuineIntel", 1);
-    h.p.cpu_count = cpu_count;
-    h.p.current_cpu = current_cpu;
-    h.p.run_on_cpu = run_on_cpu;
+    host_mp_install(&h, 2);
     host_msr_set(&h, MSR_IA32_FS_BASE, FS_BASE);
     host_msr_set(&h, MSR_IA32_GS_BASE, GS_BASE);
     host_fs_add_dir(&h, NB_RESULTS_DIR);
@@ -100,11 +74,11 @@ NB_TEST(mica_on_another_processor_is_one_call)
     code.len[PART_MAIN] = 1;
 
     host_text_reset(&h);
-    current = 0;
-    calls = 0;
+    host_mp.current = 0;
+    host_mp.calls = 0;
     bench_mica_run(&r, &bench, &o, &code, "a");
     const char *out = host_text(&h);
-    CHECK_EQ_INT(calls, 1);
+    CHECK_EQ_INT(host_mp.calls, 1);
     CHECK_EQ_INT(traced_on, BENCH_CPU);
     CHECK(strstr(out, "trace: run-0001-a.trace instructions 0 bytes ") == out);
     CHECK_EQ_INT(r.n_errors, 0);
