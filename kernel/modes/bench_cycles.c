@@ -5,6 +5,7 @@
 #include "cycle_by_cycle.h"
 #include "nb_text.h"
 #include "pmu_freeze.h"
+#include "result_path.h"
 #include "serve_table.h"
 
 struct cycles_run {
@@ -16,23 +17,6 @@ static bool run_template(void *ctx, bool empty)
 {
     struct cycles_run *cr = ctx;
     return bench_cycles_run_once(cr->bench, cr->code, empty);
-}
-
-/* nanobench/results/run-NNNN-<name>-cycles.csv: the run's .txt path with the name instead of ".txt". */
-static void table_path(const struct report *r, const char *name, char *out, size_t cap)
-{
-    size_t base = nb_strlen(r->txt_path);
-    if (base >= 4)
-        base -= 4;
-    char safe[64];
-    size_t n = 0;
-    for (const char *c = name; *c && n + 1 < sizeof(safe); c++) {
-        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                  *c == '_' || *c == '-' || *c == '.';
-        safe[n++] = ok ? *c : '_';
-    }
-    safe[n] = '\0';
-    nb_snprintf(out, cap, "%.*s-%s-cycles.csv", (int)base, r->txt_path, safe);
 }
 
 static int write_table(const struct nb_platform *p, const char *path, const struct cbc_result *res)
@@ -92,7 +76,7 @@ void bench_cycles_report(const struct nb_platform *p, struct report *r, const ch
                          const struct cbc_result *res)
 {
     char path[128];
-    table_path(r, name, path, sizeof(path));
+    result_path(r, name, "-cycles.csv", path, sizeof(path)); /* run-NNNN-<name>-cycles.csv */
     if (write_table(p, path, res) != NB_OK)
         report_error(r, "-cycle_by_cycle: cannot write %s", path);
     else

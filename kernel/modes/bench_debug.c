@@ -4,6 +4,7 @@
 #include "bench_debug.h"
 #include "debug_dump.h"
 #include "nb_text.h"
+#include "result_path.h"
 
 /* CPUID.(0DH, i).EBX: where component i starts in a standard-form XSAVE area (SDM vol. 1 13.4.3). */
 static uint32_t component_offset(const struct nb_platform *p, uint64_t xcr0, unsigned i)
@@ -42,10 +43,7 @@ static void gdb_on_stop(struct debug_session *s, uint64_t *regs, uint8_t *xsave)
 
 void bench_debug_path(const struct report *r, char *out, size_t cap)
 {
-    size_t base = nb_strlen(r->txt_path);
-    if (base >= 4)
-        base -= 4; /* ".txt" */
-    nb_snprintf(out, cap, "%.*s-debug.txt", (int)base, r->txt_path);
+    result_path(r, "debug", ".txt", out, cap);
 }
 
 bool bench_debug_begin(struct bench_debug *d, struct bench_context *c, const struct bench_options *o,

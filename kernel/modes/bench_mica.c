@@ -4,6 +4,7 @@
 #include "bench_mica.h"
 #include "nb_crc32.h"
 #include "nb_text.h"
+#include "result_path.h"
 
 /* Records: about 24 bytes per instruction at most on average; 256 MiB at most, halved until it fits. */
 #define RECORD_BYTES_PER_INSTRUCTION 24u
@@ -11,23 +12,6 @@
 #define RECORDS_MIN (64u << 10)
 /* Distinct instruction addresses remembered for the bytes (each 24 bytes). */
 #define SEEN_ENTRIES (1u << 16)
-
-/* nanobench/results/run-NNNN-<name>.trace: the run's .txt path with the name instead of ".txt". */
-static void trace_path(const struct report *r, const char *name, const char *suffix, char *out, size_t cap)
-{
-    size_t base = nb_strlen(r->txt_path);
-    if (base >= 4)
-        base -= 4;
-    char safe[64];
-    size_t n = 0;
-    for (const char *c = name; *c && n + 1 < sizeof(safe); c++) {
-        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                  *c == '_' || *c == '-' || *c == '.';
-        safe[n++] = ok ? *c : '_'; /* FAT long names refuse some characters */
-    }
-    safe[n] = '\0';
-    nb_snprintf(out, cap, "%.*s-%s%s", (int)base, r->txt_path, safe, suffix);
-}
 
 static const char *file_name(const char *path)
 {
@@ -129,7 +113,7 @@ static void trace_run(struct report *r, struct bench_context *c, const struct be
     for (int b = 0; b < 8; b++)
         header[NB_TRACE_SENTINEL_OFFSET + b] = (uint8_t)(end.sentinel >> (8 * b));
     char path[128];
-    trace_path(r, name, k->suffix, path, sizeof(path));
+    result_path(r, name, k->suffix, path, sizeof(path));
     if (write_trace(p, path, header, &cap) != NB_OK) {
         report_error(r, "%s: cannot write %s", k->option, path);
         goto out;
