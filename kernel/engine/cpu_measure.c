@@ -14,18 +14,6 @@ struct measure_args {
     struct report *r;
 };
 
-struct call_args {
-    const struct nb_platform *local;
-    void (*fn)(const struct nb_platform *local, void *arg);
-    void *arg;
-};
-
-static void call_here(void *arg)
-{
-    struct call_args *c = arg;
-    c->fn(c->local, c->arg);
-}
-
 int cpu_measure_call(struct cpu_measure *cm, const struct nb_platform *base, unsigned cpu, struct report *r,
                      void (*fn)(const struct nb_platform *local, void *arg), void *arg, struct report_tape *tape)
 {
@@ -34,8 +22,7 @@ int cpu_measure_call(struct cpu_measure *cm, const struct nb_platform *base, uns
     if (!cm->tape)
         return NB_ENOMEM;
     report_tape_start(r, tape, cm->tape, CPU_MEASURE_TAPE_BYTES);
-    struct call_args c = { &cm->local.p, fn, arg };
-    int st = nb_run_on_cpu(base, cpu, call_here, &c);
+    int st = nb_run_on_cpu_with(base, cpu, &cm->local.p, fn, arg);
     report_tape_stop(r);
     return st;
 }

@@ -34,7 +34,7 @@ int nb_run_locally(const struct nb_platform *p, void (*fn)(const struct nb_platf
 }
 
 struct local_call {
-    const struct nb_platform *base;
+    const struct nb_platform *local;
     void (*fn)(const struct nb_platform *local, void *arg);
     void *arg;
 };
@@ -42,14 +42,20 @@ struct local_call {
 static void local_entry(void *arg)
 {
     struct local_call *c = arg;
-    c->fn(c->base, c->arg);
+    c->fn(c->local, c->arg);
+}
+
+int nb_run_on_cpu_with(const struct nb_platform *p, unsigned cpu, const struct nb_platform *local,
+                       void (*fn)(const struct nb_platform *local, void *arg), void *arg)
+{
+    struct local_call c = { local, fn, arg };
+    return nb_run_on_cpu(p, cpu, local_entry, &c);
 }
 
 static int remote_run_locally(void *ctx, void (*fn)(const struct nb_platform *local, void *arg), void *arg)
 {
     struct cpu_platform *cp = ctx;
-    struct local_call c = { cp->base, fn, arg };
-    return nb_run_on_cpu(cp->base, cp->cpu, local_entry, &c);
+    return nb_run_on_cpu_with(cp->base, cp->cpu, cp->base, fn, arg);
 }
 
 /* One forwarded call: which operation, its arguments and its result. */

@@ -30,5 +30,8 @@ int nb_run_on_cpu(const struct nb_platform *p, unsigned cpu, void (*fn)(void *ar
 /* p->run_locally, or fn(p, arg) where p is the processor's own platform. */
 int nb_run_locally(const struct nb_platform *p, void (*fn)(const struct nb_platform *local, void *arg),
                    void *arg);
+/* fn(local, arg) on processor cpu, in one nb_run_on_cpu call of p. */
+int nb_run_on_cpu_with(const struct nb_platform *p, unsigned cpu, const struct nb_platform *local,
+                       void (*fn)(const struct nb_platform *local, void *arg), void *arg);
 
 #endif
