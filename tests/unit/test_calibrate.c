@@ -5,31 +5,22 @@
  * values kept for the metrics.
  */
 #include "bench_calibrate.h"
+#include "host_calibrate.h"
 #include "host_platform.h"
 #include "nb_test.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void add_cache(struct cpu_cache_info *ci, const char *name, unsigned level, uint64_t size)
-{
-    struct cpu_cache *c = &ci->caches[ci->n_caches++];
-    memset(c, 0, sizeof(*c));
-    strcpy(c->name, name);
-    c->level = level;
-    c->size = size;
-    c->line = 64;
-}
-
 NB_TEST(calibrate_sizes_from_the_cache_report)
 {
     struct cpu_cache_info ci;
     memset(&ci, 0, sizeof(ci));
     /* QEMU's max CPU: L1d 64 KiB, L2 512 KiB, L3 16 MiB. */
-    add_cache(&ci, "L1d", 1, 65536);
-    add_cache(&ci, "L1i", 1, 65536);
-    add_cache(&ci, "L2", 2, 524288);
-    add_cache(&ci, "L3", 3, 16777216);
+    host_add_cache(&ci, "L1d", 1, 65536);
+    host_add_cache(&ci, "L1i", 1, 65536);
+    host_add_cache(&ci, "L2", 2, 524288);
+    host_add_cache(&ci, "L3", 3, 16777216);
     uint64_t bytes[LAT_LEVELS];
     const char *why[LAT_LEVELS];
     calibrate_sizes(&ci, CALIBRATE_DRAM_MIN, bytes, why);
@@ -136,26 +127,12 @@ NB_TEST(calibrate_runs_the_chase_and_keeps_the_values)
     report_init(&r, &h.p);
     struct cpu_cache_info ci;
     memset(&ci, 0, sizeof(ci));
-    add_cache(&ci, "L1d", 1, 8192);
-    add_cache(&ci, "L2", 2, 65536);
-    add_cache(&ci, "L3", 3, 524288);
+    host_add_cache(&ci, "L1d", 1, 8192);
+    host_add_cache(&ci, "L2", 2, 65536);
+    host_add_cache(&ci, "L3", 3, 524288);
     struct machine_latencies lat;
-    /*
-     * The chase runs on this host with its real TSC: a loaded machine (a
-     * parallel build, ASan) can make a level's main run no slower than its
-     * base run, which the image reports as "measured no time". Up to three
-     * attempts, each from a clean output, before the values are checked.
-     */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        host_text_reset(&h);
-        memset(&lat, 0, sizeof(lat));
-        bench_calibrate(&c, NULL, &ci, 8u << 20, &lat, &r);
-        bool all_timed = true;
-        for (int i = 0; i <= LAT_DRAM; i++)
-            all_timed = all_timed && lat.latency[i] > 0;
-        if (all_timed)
-            break;
-    }
+    /* The host's real TSC: up to three attempts until every level measured time (host_calibrate.h). */
+    host_calibrate_timed(&h, &c, &ci, 8u << 20, &lat, &r, LAT_DRAM);
     const struct machine_latencies *l = &lat;
     CHECK(l->measured);
     CHECK(!l->core_cycles);

@@ -13,6 +13,7 @@
 #include "core_kind.h"
 #include "cpu_platform.h"
 #include "cpuid_bits.h"
+#include "host_calibrate.h"
 #include "host_mp.h"
 #include "host_platform.h"
 #include "machine_latencies.h"
@@ -27,18 +28,17 @@
 #define E_CORE_1AH 0x20000001u
 
 static struct host_platform *machine;
-static int (*table_cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+static void (*table_cpuid)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 static uint32_t leaf_1ah[2];
 
 /* The table's answer, but leaf 1AH and the APIC ID of leaf 1 are the asking processor's. */
-static int per_cpu_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+static void per_cpu_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
 {
-    int st = table_cpuid(ctx, leaf, subleaf, regs);
+    table_cpuid(ctx, leaf, subleaf, regs);
     if (leaf == CPUID_LEAF_HYBRID)
         regs[CPUID_EAX] = leaf_1ah[host_mp.current];
     if (leaf == CPUID_LEAF_FEATURES)
         regs[CPUID_EBX] = (regs[CPUID_EBX] & 0x00FFFFFFu) | host_mp.current << 24;
-    return st;
 }
 
 /* Two processors of an Alder Lake-like hybrid part (no PMU: CPUID.0AH is all zeros). */
@@ -128,16 +128,6 @@ NB_TEST(latency_book_keeps_one_entry_per_core_kind)
     CHECK(latency_book_find(NULL, &p) == NULL);
 }
 
-static void add_cache(struct cpu_cache_info *ci, const char *name, unsigned level, uint64_t size)
-{
-    struct cpu_cache *c = &ci->caches[ci->n_caches++];
-    memset(c, 0, sizeof(*c));
-    snprintf(c->name, sizeof(c->name), "%s", name);
-    c->level = level;
-    c->size = size;
-    c->line = 64;
-}
-
 /*
  * The chase runs on processor 1 (bench->cpu_p its cpu_platform): the entry
  * records the E-core kind and the processor, and the first line names both.
@@ -158,17 +148,11 @@ NB_TEST(calibrate_on_an_e_core_records_and_prints_its_kind)
     report_init(&r, &h.p);
     struct cpu_cache_info ci;
     memset(&ci, 0, sizeof(ci));
-    add_cache(&ci, "L1d", 1, 8192);
-    add_cache(&ci, "L2", 2, 65536);
+    host_add_cache(&ci, "L1d", 1, 8192);
+    host_add_cache(&ci, "L2", 2, 65536);
     struct machine_latencies l;
-    /* The host's real TSC: up to three attempts (test_calibrate.c says why). */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        host_text_reset(&h);
-        memset(&l, 0, sizeof(l));
-        bench_calibrate(&c, NULL, &ci, 1u << 20, &l, &r);
-        if (l.latency[LAT_L1] > 0)
-            break;
-    }
+    /* The host's real TSC: up to three attempts until L1 measured time (host_calibrate.h). */
+    host_calibrate_timed(&h, &c, &ci, 1u << 20, &l, &r, LAT_L1);
     CHECK(l.measured);
     CHECK_EQ_U64(l.kind.type, 0x20);
     CHECK_EQ_U64(l.kind.native_model, 1);
