@@ -20,6 +20,7 @@
  */
 #include "cycle_by_cycle.h"
 #include "host_platform.h"
+#include "host_serial_line.h"
 #include "nb_test.h"
 #include "pmu_freeze.h"
 #include "pmu_msrs.h"
@@ -395,33 +396,9 @@ NB_TEST(cycle_by_cycle_failed_run_stops)
 #include "serve_table.h"
 
 static struct {
-    uint8_t in[512];
-    size_t in_len, in_pos;
-    uint8_t out[4096];
-    size_t out_len;
     const struct nb_platform *p;
     struct report *r;
 } sline;
-
-static size_t sline_read(void *ctx, void *buf, size_t min, size_t cap)
-{
-    (void)ctx;
-    size_t left = sline.in_len - sline.in_pos;
-    if (left < min || left == 0)
-        return 0;
-    size_t n = left < cap ? left : cap;
-    memcpy(buf, sline.in + sline.in_pos, n);
-    sline.in_pos += n;
-    return n;
-}
-
-static void sline_write(void *ctx, const void *data, size_t len)
-{
-    (void)ctx;
-    REQUIRE(sline.out_len + len <= sizeof(sline.out));
-    memcpy(sline.out + sline.out_len, data, len);
-    sline.out_len += len;
-}
 
 /* The image's run of one suite line, with the engine's part on the fake PMU. */
 static void served_run_text(void *arg, const char *text, size_t len)
@@ -452,8 +429,7 @@ NB_TEST(cycle_by_cycle_served_table)
 {
     struct host_platform h;
     fake_init(&h, 4, 4);
-    h.p.serial_read = sline_read;
-    h.p.serial_write = sline_write;
+    host_line_install(&h);
     static struct nb_platform served;
     nb_serve_platform(&served, &h.p);
     memset(&sline, 0, sizeof(sline));
@@ -461,11 +437,9 @@ NB_TEST(cycle_by_cycle_served_table)
     uint8_t f[256];
     static const char suite[] = "\x00k: -cycle_by_cycle\n"; /* no files, then the suite line */
     size_t n = serve_frame_encode(f, sizeof(f), SERVE_BENCH, 7, suite, sizeof(suite) - 1);
-    memcpy(sline.in, f, n);
-    sline.in_len = n;
+    host_line_add(f, n);
     n = serve_frame_encode(f, sizeof(f), SERVE_END, 8, NULL, 0);
-    memcpy(sline.in + sline.in_len, f, n);
-    sline.in_len += n;
+    host_line_add(f, n);
 
     struct report r;
     report_init(&r, &served);
@@ -483,11 +457,11 @@ NB_TEST(cycle_by_cycle_served_table)
     struct serve_frame fr;
     size_t pos = 0, consumed;
     for (int i = 0; i < 2; i++) {
-        REQUIRE(serve_frame_scan(sline.out + pos, sline.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
+        REQUIRE(serve_frame_scan(host_line.out + pos, host_line.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
         pos += consumed;
     }
     CHECK_EQ_INT(fr.type, SERVE_ACK);
-    REQUIRE(serve_frame_scan(sline.out + pos, sline.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
+    REQUIRE(serve_frame_scan(host_line.out + pos, host_line.out_len - pos, 1 << 20, &fr, &consumed) == SERVE_SCAN_FRAME);
     CHECK_EQ_INT(fr.type, SERVE_RESULT);
     CHECK_EQ_INT(fr.seq, 7);
     static const uint8_t want[] = {

@@ -7,6 +7,7 @@
  */
 #include "nb_test.h"
 #include "host_platform.h"
+#include "host_serial_line.h"
 #include "nb_report.h"
 #include "nb_serve.h"
 #include "serial_frame.h"
@@ -19,40 +20,10 @@
 #include <string.h>
 
 static struct {
-    uint8_t in[4096];
-    size_t in_len, in_pos;
-    uint8_t out[8192];
-    size_t out_len;
     int runs;
     char seen_code[16];
     const struct nb_platform *p;
 } line;
-
-static size_t fake_read(void *ctx, void *buf, size_t min, size_t cap)
-{
-    (void)ctx;
-    size_t left = line.in_len - line.in_pos;
-    if (left < min || left == 0)
-        return 0; /* the script is over: the port is gone */
-    size_t n = left < cap ? left : cap;
-    memcpy(buf, line.in + line.in_pos, n);
-    line.in_pos += n;
-    return n;
-}
-
-static void fake_write(void *ctx, const void *data, size_t len)
-{
-    (void)ctx;
-    REQUIRE(line.out_len + len <= sizeof(line.out));
-    memcpy(line.out + line.out_len, data, len);
-    line.out_len += len;
-}
-
-static void add(const uint8_t *frame, size_t n)
-{
-    memcpy(line.in + line.in_len, frame, n);
-    line.in_len += n;
-}
 
 static size_t frame(uint8_t *out, uint8_t type, uint8_t seq, const void *payload, size_t len)
 {
@@ -90,8 +61,7 @@ NB_TEST(serve_loop_replies_in_order)
 {
     struct host_platform h;
     host_platform_init(&h);
-    h.p.serial_read = fake_read;
-    h.p.serial_write = fake_write;
+    host_line_install(&h);
     static struct nb_platform served;
     nb_serve_platform(&served, &h.p);
     line.p = &served;
@@ -99,7 +69,7 @@ NB_TEST(serve_loop_replies_in_order)
 
     uint8_t f[1024], payload[128];
     size_t n;
-    add(f, frame(f, 'F', 1, NULL, 0));
+    host_line_add(f, frame(f, 'F', 1, NULL, 0));
     size_t pl = 0;
     payload[pl++] = 1;
     payload[pl++] = 1;
@@ -109,23 +79,23 @@ NB_TEST(serve_loop_replies_in_order)
     memcpy(payload + pl, "k: -code c:0", 12);
     pl += 12;
     n = frame(f, 'B', 2, payload, pl);
-    add(f, n);
-    add(f, n); /* the same request again: its reply was lost */
+    host_line_add(f, n);
+    host_line_add(f, n); /* the same request again: its reply was lost */
     n = frame(f, 'B', 3, payload, pl);
     f[12] ^= 0x01; /* damaged */
-    add(f, n);
+    host_line_add(f, n);
     f[12] ^= 0x01;
-    add(f, n);
-    add(f, frame(f, 'P', 3, NULL, 0));
-    add(f, frame(f, 'P', 9, NULL, 0));
+    host_line_add(f, n);
+    host_line_add(f, frame(f, 'P', 3, NULL, 0));
+    host_line_add(f, frame(f, 'P', 9, NULL, 0));
     n = frame(f, 'B', 4, NULL, 0);
     f[3] = 0xE0, f[4] = 0x93, f[5] = 0x04; /* 300000 bytes announced */
     uint16_t hcrc = crc16_ccitt(CRC16_INIT, f + 1, 5);
     f[6] = (uint8_t)hcrc, f[7] = (uint8_t)(hcrc >> 8);
-    add(f, 8);
-    add((const uint8_t *)"\x90\x90\x90\x90", 4); /* what was sent of it before the refusal */
-    add(f, frame(f, 'Q', 5, NULL, 0));
-    add(f, frame(f, 'E', 6, "exit", 4));
+    host_line_add(f, 8);
+    host_line_add((const uint8_t *)"\x90\x90\x90\x90", 4); /* what was sent of it before the refusal */
+    host_line_add(f, frame(f, 'Q', 5, NULL, 0));
+    host_line_add(f, frame(f, 'E', 6, "exit", 4));
 
     struct report r;
     report_init(&r, &served);
@@ -162,7 +132,7 @@ NB_TEST(serve_loop_replies_in_order)
     for (size_t i = 0; i < NB_ARRAY_SIZE(want); i++) {
         struct serve_frame fr;
         size_t consumed;
-        REQUIRE(serve_frame_scan(line.out + pos, line.out_len - pos, 1 << 20, &fr, &consumed) ==
+        REQUIRE(serve_frame_scan(host_line.out + pos, host_line.out_len - pos, 1 << 20, &fr, &consumed) ==
                 SERVE_SCAN_FRAME);
         CHECK_EQ_INT(fr.type, want[i].type);
         CHECK_EQ_INT(fr.seq, want[i].seq);
@@ -175,6 +145,6 @@ NB_TEST(serve_loop_replies_in_order)
             fprintf(stderr, "%c %d %s\n", fr.type, fr.seq, got);
         pos += consumed;
     }
-    CHECK_EQ_INT(line.out_len - pos, 2); /* "\r\n": the log goes on on a line of its own */
+    CHECK_EQ_INT(host_line.out_len - pos, 2); /* "\r\n": the log goes on on a line of its own */
     host_platform_free(&h);
 }
