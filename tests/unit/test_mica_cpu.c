@@ -67,7 +67,7 @@ NB_TEST(mica_on_another_processor_is_one_call)
     struct bench_options o;
     bench_options_init(&o);
     o.unroll_count = 2;
-    o.mica = true;
+    o.mica = "all"; /* -mica all: a list of analyses (bench_options.h) */
     static const uint8_t nop = 0x90;
     struct bench_code code = { 0 };
     code.part[PART_MAIN] = &nop;
