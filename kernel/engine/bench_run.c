@@ -1074,6 +1074,23 @@ int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o,
     nb_memset(cc, 0, sizeof(*cc));
     for (int a = 0; a < AREA_COUNT; a++)
         nb_memset(c->areas[a], 0, c->area_size[a]);
+    /* One budget for every run of the benchmark, as for a measurement's stages. */
+    struct budget budget = { false, 0, NULL, 0, o->timeout };
+    budget.used = &budget.own;
+    if (c->tsc_hz && o->timeout > 0) {
+        budget.on = true;
+        budget.ticks = (uint64_t)o->timeout * c->tsc_hz;
+    }
+    cc->budget_on = budget.on;
+    cc->budget_ticks = budget.ticks;
+    cc->seconds = o->timeout;
+    /* Which watchdog, chosen and started once for all the runs (watch_begin). */
+    struct codegen_params guard;
+    nb_memset(&guard, 0, sizeof(guard));
+    struct watch watch;
+    watch_begin(c, o, &budget, &guard, &watch);
+    cc->watchdog = watch.timer;
+    cc->nmi = watch.nmi;
     for (int k = 0; k < 2; k++) {
         struct codegen_params params;
         init_params(c, o, code, &params);
@@ -1084,10 +1101,16 @@ int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o,
         params.cycles_global_ctrl = global_ctrl;
         params.copies = k ? o->unroll_count : 0;
         params.loop_count = k ? o->loop_count : 0;
+        params.watchdog = guard.watchdog;
+        params.lapic_mmio_base = guard.lapic_mmio_base;
+        params.spurious_vector = guard.spurious_vector;
+        params.nmi_state = guard.nmi_state;
         cc->tail = codegen_cycles_tail(&params);
         size_t size = codegen_run_size(&params);
-        if (size > CODEGEN_MAX_SIZE)
+        if (size > CODEGEN_MAX_SIZE) {
+            bench_cycles_release(c, cc);
             return fail(error, error_cap, NB_EINVAL, "-cycle_by_cycle: the code would need %llu bytes", size);
+        }
         cc->buf[k] = p->alloc_exec(p->ctx, size);
         if (!cc->buf[k]) {
             bench_cycles_release(c, cc);
@@ -1103,10 +1126,24 @@ int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o,
     return NB_OK;
 }
 
-/* One call of generated code through the MP services (the cycle runs: no watchdog, nb_run_on_cpu's form). */
-static void run_generated(void *fn)
+/* One template run, inside the guarded procedure on the benchmark's processor (bench_cpu_procedure). */
+struct cycles_call {
+    struct bench_context *c;
+    struct bench_cycles_code *cc;
+    int k;
+};
+
+static void run_cycles_template(const struct nb_platform *local, void *arg)
 {
-    ((generated_fn)fn)();
+    struct cycles_call *call = arg;
+    struct bench_context *c = call->c;
+    struct codegen_data *data = (struct codegen_data *)call->cc->buf[call->k];
+    uint64_t start = local->read_tsc(local->ctx);
+    if (c->fake_cycles)
+        c->fake_cycles(c->fake_run_arg, data, call->k == 0);
+    else
+        call->cc->fn[call->k]();
+    call->cc->used += local->read_tsc(local->ctx) - start;
 }
 
 bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc, bool empty)
@@ -1114,16 +1151,39 @@ bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc
     if (cc->faulted)
         return false;
     int k = empty ? 0 : 1;
+    const char *run = empty ? "empty template" : "cycle run";
     struct codegen_data *data = (struct codegen_data *)cc->buf[k];
     data->fault_happened = 0;
-    if (nb_run_on_cpu(c->p, c->cpu, run_generated, (void *)cc->fn[k]) != NB_OK) {
+    if (cc->budget_on) {
+        if (cc->used >= cc->budget_ticks) {
+            cc->faulted = cc->timed_out = true;
+            nb_snprintf(cc->error, sizeof(cc->error), "timeout after %lld s (before the %s)",
+                        (long long)cc->seconds, run);
+            return false;
+        }
+        if (cc->watchdog)
+            data->watchdog_count = watchdog_ticks(c->watchdog, cc->budget_ticks - cc->used, c->tsc_hz);
+    }
+    /* The guards of the stages' procedure; params only says which watchdog (watch_begin's choice). */
+    struct codegen_params params;
+    nb_memset(&params, 0, sizeof(params));
+    params.watchdog = cc->watchdog;
+    struct cycles_call cycles = { c, cc, k };
+    struct bench_cpu_call call = { c, &params, run_cycles_template, &cycles, data };
+    if (run_on_bench_cpu(&call) != NB_OK) {
         cc->faulted = true;
         nb_snprintf(cc->error, sizeof(cc->error), "processor %u cannot run the code", c->cpu);
         return false;
     }
     if (run_batch_faulted(data)) {
         cc->faulted = true;
-        fault_describe(cc->error, sizeof(cc->error), data, &cc->layout[k], empty ? "empty template" : "cycle run");
+        if (cc->budget_on && data->fault_vector == WATCHDOG_VECTOR) {
+            cc->timed_out = true;
+            nb_snprintf(cc->error, sizeof(cc->error), "timeout after %lld s (in the %s)", (long long)cc->seconds,
+                        run);
+        } else {
+            fault_describe(cc->error, sizeof(cc->error), data, &cc->layout[k], run);
+        }
         return false;
     }
     return true;
@@ -1131,6 +1191,9 @@ bool bench_cycles_run_once(struct bench_context *c, struct bench_cycles_code *cc
 
 void bench_cycles_release(struct bench_context *c, struct bench_cycles_code *cc)
 {
+    if (cc->nmi)
+        nmi_watchdog_end(c->nmi);
+    cc->nmi = false;
     for (int k = 0; k < 2; k++) {
         if (cc->buf[k])
             c->p->free_mem(c->p->ctx, cc->buf[k], cc->size[k]);

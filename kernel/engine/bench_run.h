@@ -144,6 +144,12 @@ struct bench_context {
     /* Host tests only: called instead of bench_trace's traced code, on its processor (arg: fake_run_arg). */
     void (*fake_trace)(void *arg);
     /*
+     * Host tests only: called instead of a -cycle_by_cycle template run, on
+     * its processor inside the guarded procedure (arg: fake_run_arg); it may
+     * report a fault or a watchdog timeout in `data` as the code would.
+     */
+    void (*fake_cycles)(void *arg, struct codegen_data *data, bool empty);
+    /*
      * Called by bench_measure after it zeroes the areas and before any code
      * runs, or NULL: the calibration (bench_calibrate.h) links its pointer
      * chain there, where a suite would use -asm_one_time_init.
@@ -285,8 +291,13 @@ struct bench_trace_end {
  * -cycle_by_cycle's template (codegen_types.h cycles_global_ctrl), once with
  * the benchmark (unroll_count copies, its loop) and once empty (nothing
  * between the two WRMSRs, as nanoBench's basic mode), each run once per
- * bench_cycles_run_once on the benchmark's processor with interrupts masked.
- * No watchdog is armed for these runs.
+ * bench_cycles_run_once on the benchmark's processor under the same guards
+ * as a measurement's stages (bench_run.c bench_cpu_procedure): XSAVE state
+ * and DE_CFG checked, the local APIC quietened, and the session's watchdog
+ * armed in the procedure that runs the code, the APIC timer one (its count
+ * the budget left) or the NMI one (started by bench_cycles_prepare, ended
+ * by bench_cycles_release). -timeout bounds all the runs of the benchmark
+ * together: the TSC ticks each run takes on its processor are added up.
  */
 struct bench_cycles_code {
     uint8_t *buf[2];     /* [0] empty, [1] the benchmark */
@@ -294,7 +305,13 @@ struct bench_cycles_code {
     generated_fn fn[2];
     struct codegen_layout layout[2];
     size_t tail;         /* codegen_cycles_tail: the template's instructions after the benchmark */
+    bool watchdog;       /* the APIC-timer watchdog is armed for each run (codegen_params.watchdog) */
+    bool nmi;            /* the NMI watcher was started (nmi_watchdog.h) */
+    bool budget_on;      /* -timeout with a known TSC frequency */
+    uint64_t budget_ticks, used; /* the budget and what the runs have taken of it, TSC ticks */
+    int64_t seconds;     /* -timeout, for the error line */
     bool faulted;
+    bool timed_out;      /* the fault was the watchdog's, or the budget was spent before a run */
     char error[200];     /* the fault, as a measurement's */
 };
 int bench_cycles_prepare(struct bench_context *c, const struct bench_options *o, const struct bench_code *code,

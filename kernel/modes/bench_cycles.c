@@ -79,10 +79,41 @@ void bench_cycles_report(const struct nb_platform *p, struct report *r, const ch
     result_path(r, name, "-cycles.csv", path, sizeof(path)); /* run-NNNN-<name>-cycles.csv */
     if (write_table(p, path, res) != NB_OK)
         report_error(r, "-cycle_by_cycle: cannot write %s", path);
+    else if (res->partial)
+        report_line(r, "cycles: %s, %zu cycles of %zu events (partial: the first %zu of %zu cycles, not clamped)",
+                    path, res->n_cycles, res->n_events, res->n_cycles, res->planned);
     else
         report_line(r, "cycles: %s, %zu cycles of %zu events", path, res->n_cycles, res->n_events);
     if (r->capture)
         capture_table(p, r, name, res);
+}
+
+void bench_cycles_measure(const struct nb_platform *p, const struct pmu_desc *d, struct bench_context *bench,
+                          const struct bench_options *o, const struct bench_code *code,
+                          const struct cbc_event *events, size_t n, const char *name, struct report *r)
+{
+    struct bench_cycles_code cc;
+    char err[240];
+    if (bench_cycles_prepare(bench, o, code, pmu_freeze_global_enable(d), &cc, err, sizeof(err)) != NB_OK) {
+        report_error(r, "%s", err);
+        return;
+    }
+    struct cbc_config cfg = { events, n, o->end_to_end, o->n_measurements, o->warm_up_count,
+                              o->aggregate, (int64_t)cc.tail };
+    struct cycles_run cr = { bench, &cc };
+    struct cbc_result res;
+    int st = cbc_measure(p, d, &cfg, run_template, &cr, &res, err, sizeof(err));
+    bench_cycles_release(bench, &cc);
+    /* A fault or a timeout: the cycles measured before it, then the error line, as for a measurement. */
+    if (res.partial && res.n_cycles)
+        bench_cycles_report(bench->p, r, name, &res);
+    if (cc.faulted)
+        report_error(r, "%s", cc.error);
+    else if (st != NB_OK)
+        report_error(r, "%s", err);
+    else
+        bench_cycles_report(bench->p, r, name, &res);
+    cbc_free(p, &res);
 }
 
 void bench_cycles_run(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
@@ -113,26 +144,5 @@ void bench_cycles_run(struct counter_env *env, struct bench_context *bench, cons
     static struct cbc_event events[CBC_MAX_EVENTS];
     for (long i = 0; i < n; i++)
         events[i] = (struct cbc_event){ env->events[i].name, pmu_intel_ops.encode(&env->events[i]) };
-    struct bench_cycles_code cc;
-    char err[240];
-    if (bench_cycles_prepare(bench, o, code, pmu_freeze_global_enable(&env->desc), &cc, err, sizeof(err)) != NB_OK) {
-        report_error(r, "%s", err);
-        return;
-    }
-    struct cbc_config cfg = { events, (size_t)n, o->end_to_end, o->n_measurements, o->warm_up_count,
-                              o->aggregate, (int64_t)cc.tail };
-    struct cycles_run cr = { bench, &cc };
-    struct cbc_result res;
-    int st = cbc_measure(env->p, &env->desc, &cfg, run_template, &cr, &res, err, sizeof(err));
-    bench_cycles_release(bench, &cc);
-    if (cc.faulted) {
-        report_error(r, "%s", cc.error);
-        return;
-    }
-    if (st != NB_OK) {
-        report_error(r, "%s", err);
-        return;
-    }
-    bench_cycles_report(bench->p, r, name, &res);
-    cbc_free(env->p, &res);
+    bench_cycles_measure(env->p, &env->desc, bench, o, code, events, (size_t)n, name, r);
 }

@@ -3,7 +3,8 @@
  * events (its config's) measured in every cycle (cycle_by_cycle.h) with the
  * template of bench_run.h, written to run-NNNN-<name>-cycles.csv beside the
  * run's other files, or one error line saying why not (no PMU, not Intel,
- * perfmon v1, fewer than four counters: pmu_freeze.h; a fault; no place for
+ * perfmon v1, fewer than four counters: pmu_freeze.h; a fault or a timeout,
+ * after the partial table of the cycles measured before it; no place for
  * the table).
  */
 #ifndef BENCH_CYCLES_H
@@ -17,6 +18,17 @@
 
 void bench_cycles_run(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
                       const struct bench_code *code, const char *name, struct report *r);
+
+/*
+ * The measurement itself, for events already chosen (d: the PMU of p, the
+ * benchmark's processor's): the template generated, every cycle measured
+ * under the watchdog (bench_run.h bench_cycles_code), and the table
+ * reported; after a fault or a timeout the cycles measured before it are
+ * written as a partial table, then the error line.
+ */
+void bench_cycles_measure(const struct nb_platform *p, const struct pmu_desc *d, struct bench_context *bench,
+                          const struct bench_options *o, const struct bench_code *code,
+                          const struct cbc_event *events, size_t n, const char *name, struct report *r);
 
 /*
  * A measured table: written to run-NNNN-<name>-cycles.csv with its

@@ -144,6 +144,38 @@ static bool name_has(const char *name, const char *part)
     return false;
 }
 
+/*
+ * The rows measured before a run failed (`done` of `planned`): the counts
+ * per cycle as they are, the first row the reading before cycle 1 as in a
+ * whole table (without -end_to_end). Nothing when no cycle was measured.
+ */
+static void partial_table(const struct nb_platform *p, const struct cbc *b, const struct cbc_config *c,
+                          const int64_t *cum, size_t done, size_t planned, struct cbc_result *r)
+{
+    size_t skip = c->end_to_end ? 0 : 1;
+    if (done <= skip)
+        return;
+    size_t n = done - skip;
+    size_t size = sizeof(int64_t) * n * c->n_events;
+    int64_t *counts = p->alloc_data(p->ctx, size);
+    if (!counts)
+        return;
+    r->n_events = c->n_events;
+    for (size_t e = 0; e < c->n_events; e++)
+        r->names[e] = c->events[e].name;
+    r->has_start = skip != 0;
+    for (size_t e = 0; skip && e < c->n_events; e++)
+        r->start[e] = cum[e];
+    for (size_t i = skip; i < done; i++)
+        for (size_t e = 0; e < c->n_events; e++)
+            counts[(i - skip) * c->n_events + e] = cum[i * b->n_all + e] - (i ? cum[(i - 1) * b->n_all + e] : 0);
+    r->counts = counts;
+    r->counts_size = size;
+    r->n_cycles = n;
+    r->partial = true;
+    r->planned = planned - skip;
+}
+
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -226,10 +258,16 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         status = NB_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < n_cycles && !b.failed; i++)
-        counts_at(&b, false, first + (int64_t)i, cum + i * b.n_all);
-    if (b.failed)
+    size_t done = 0;
+    for (; done < n_cycles && !b.failed; done++) {
+        counts_at(&b, false, first + (int64_t)done, cum + done * b.n_all);
+        if (b.failed)
+            break;
+    }
+    if (b.failed) {
+        partial_table(p, &b, c, cum, done, n_cycles, r);
         goto failed;
+    }
 
     /* The rows to keep (0..keep-1 of cum) and each event's bounds (kernelNanoBench.py). */
     size_t keep = n_cycles;
@@ -307,7 +345,7 @@ out:
     if (cum)
         p->free_mem(p->ctx, cum, cum_size);
     p->free_mem(p->ctx, b.samples, samples_size);
-    if (status != NB_OK)
+    if (status != NB_OK && !r->partial)
         cbc_free(p, r);
     return status;
 }

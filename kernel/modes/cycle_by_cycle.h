@@ -74,12 +74,21 @@ struct cbc_result {
      */
     bool has_start;
     int64_t start[CBC_MAX_EVENTS];
+    /*
+     * A run failed (a fault, a timeout) while the cycles were being measured:
+     * the table holds the cycles measured before it, n_cycles of `planned`,
+     * as raw differences (the bounds that clamp the counts come from the last
+     * cycles, which were not measured).
+     */
+    bool partial;
+    size_t planned;
 };
 
 /*
  * Measures cycle by cycle. NB_OK, or NB_EUNSUPP / NB_EINVAL / NB_ENOMEM /
  * NB_EFAULT with one sentence in err (without "error: "); NB_EFAULT when a
- * run failed (the run callback knows how).
+ * run failed (the run callback knows how). After NB_EFAULT, r may still
+ * hold a partial table (r->partial, r->n_cycles > 0: cbc_free it).
  */
 int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
                 cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap);

@@ -491,3 +491,337 @@ NB_TEST(cycle_by_cycle_served_table)
     CHECK_EQ_STR(host_fs_text(&h, "nanobench/results/run-0001-k-cycles.csv"), BENCH_CSV);
     host_platform_free(&h);
 }
+
+/*
+ * The template's runs under the session's watchdog, through the engine
+ * (bench_cycles_measure, bench_run.c bench_cycles_run_once): the template
+ * cannot run on the host, so bench_context.fake_cycles stands in for each
+ * run, on the processor and inside the procedure that would run the code,
+ * and plays the fake PMU's trace (fake_run above). The local APIC is a
+ * register file per processor (xAPIC version 0x14, five LVT entries: no
+ * CMCI), its writes logged. As for a measurement's stages (watchdog.h,
+ * lapic_quiet.h): around every run the APIC-timer watchdog is armed (the
+ * other LVT entries masked, TPR 0xE0, the timer one-shot on vector 0xF0,
+ * divide by 128, its count the budget left) and everything is put back
+ * after it.
+ */
+#include "bench_run.h"
+#include "cpu_platform.h"
+#include "host_mp.h"
+#include "lapic_regs.h"
+#include "nb_paths.h"
+#include "watchdog.h"
+
+#define G_CPUS 2
+#define G_TSC_HZ 1000000000ull /* 1 GHz; the watchdog's timer runs at 100 MHz */
+#define G_TSC_PER_RUN 1000ull
+
+static uint32_t g_apic[G_CPUS][0x400 / 4];
+static struct { uint32_t reg, value; } g_log[4096];
+static size_t g_n_log;
+static struct {
+    int runs, unwatched, elsewhere, hang_at; /* hang_at: the run (1..) that never ends (0: none) */
+    unsigned cpu;                            /* where the runs must run */
+    uint64_t count[128];                     /* the watchdog count each run found in its data page */
+    uint32_t during[0x400 / 4];              /* the first run's local APIC */
+    size_t log_at_first;                     /* g_n_log when the first run started */
+    uint64_t tsc_per_run;
+} g;
+
+static int g_apic_read(void *ctx, uint32_t reg, uint32_t *value)
+{
+    (void)ctx;
+    *value = g_apic[host_mp.current][reg / 4];
+    return NB_OK;
+}
+
+static int g_apic_write(void *ctx, uint32_t reg, uint32_t value)
+{
+    (void)ctx;
+    if (g_n_log < NB_ARRAY_SIZE(g_log) && host_mp.current == g.cpu) {
+        g_log[g_n_log].reg = reg;
+        g_log[g_n_log++].value = value;
+    }
+    if (reg != LAPIC_EOI)
+        g_apic[host_mp.current][reg / 4] = value;
+    return NB_OK;
+}
+
+static uint64_t g_apic_base(void *ctx)
+{
+    (void)ctx;
+    return 0xFEE00000u;
+}
+
+/* The firmware's local APIC: a periodic timer that is counting, NMI on LINT1 and the counters' entry. */
+static void g_firmware(uint32_t *a)
+{
+    memset(a, 0, sizeof(g_apic[0]));
+    a[LAPIC_VERSION / 4] = 0x00050014;
+    a[LAPIC_TPR / 4] = 0x10;
+    a[LAPIC_SVR / 4] = 0x1FF;
+    a[LAPIC_LVT_TIMER / 4] = LVT_TIMER_PERIODIC | 0xEC;
+    a[LAPIC_TIMER_INITIAL / 4] = 50000;
+    a[LAPIC_TIMER_CURRENT / 4] = 1234;
+    a[LAPIC_TIMER_DIVIDE / 4] = 0xB;
+    a[LAPIC_LVT_THERMAL / 4] = 0xFA;
+    a[LAPIC_LVT_PERFMON / 4] = 0x400;
+    a[LAPIC_LVT_LINT0 / 4] = 0x700;
+    a[LAPIC_LVT_LINT1 / 4] = 0x400;
+    a[LAPIC_LVT_ERROR / 4] = 0xFE;
+}
+
+/* Would the watchdog's interrupt reach the code here (SDM vol. 3A 11.5.4, 11.8.3.1)? */
+static bool g_watchdog_can_fire(void)
+{
+    const uint32_t *a = g_apic[host_mp.current];
+    return a[LAPIC_LVT_TIMER / 4] == (LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR) && (a[LAPIC_TPR / 4] >> 4) < 0xF;
+}
+
+static void g_stand_in(void *arg, struct codegen_data *data, bool empty)
+{
+    (void)arg;
+    int run = g.runs++;
+    if (run == 0) {
+        memcpy(g.during, g_apic[host_mp.current], sizeof(g.during));
+        g.log_at_first = g_n_log;
+    }
+    if (run < (int)NB_ARRAY_SIZE(g.count))
+        g.count[run] = data->watchdog_count;
+    g.unwatched += !g_watchdog_can_fire();
+    g.elsewhere += host_mp.current != g.cpu;
+    fk.h->tsc += g.tsc_per_run;
+    if (g.hang_at == run + 1) {
+        /* `jmp $`: only the watchdog ends it, as the code's gate 0xF0 would. */
+        if (g_watchdog_can_fire()) {
+            data->fault_happened = 1;
+            data->fault_vector = WATCHDOG_VECTOR;
+        }
+        return;
+    }
+    fake_run(NULL, empty);
+}
+
+struct g_rig {
+    struct host_platform h;
+    struct cpu_platform cp;
+    struct bench_context bench;
+    struct watchdog watchdog;
+    struct bench_options o;
+    struct bench_code code;
+    struct report r;
+};
+
+static const uint8_t G_NOP = 0x90;
+
+static bool g_up(struct g_rig *x, unsigned cpu)
+{
+    memset(x, 0, sizeof(*x));
+    fake_init(&x->h, 4, 4);
+    x->h.p.lapic_read = g_apic_read;
+    x->h.p.lapic_write = g_apic_write;
+    x->h.p.lapic_mmio_base = g_apic_base;
+    host_mp_install(&x->h, G_CPUS);
+    host_mp.apic_id_base = 0;
+    x->h.p.apic_id = host_mp_apic_id;
+    for (unsigned i = 0; i < G_CPUS; i++)
+        g_firmware(g_apic[i]);
+    memset(&g, 0, sizeof(g));
+    g.cpu = cpu;
+    g.tsc_per_run = G_TSC_PER_RUN;
+    g_n_log = 0;
+    host_fs_add_dir(&x->h, NB_RESULTS_DIR);
+    report_init(&x->r, &x->h.p);
+    report_open_files(&x->r);
+    if (!CHECK(x->r.files_ok) || !CHECK(bench_context_init(&x->bench, &x->h.p) == NB_OK))
+        return false;
+    cpu_platform_init(&x->cp, &x->h.p, cpu);
+    x->bench.cpu = cpu;
+    x->bench.cpu_p = cpu == 0 ? &x->h.p : &x->cp.p;
+    x->bench.mask_interrupts = true;
+    x->bench.catch_faults = true; /* the image's; the runs themselves are g_stand_in */
+    x->bench.tsc_hz = G_TSC_HZ;
+    x->bench.fake_cycles = g_stand_in;
+    x->watchdog = (struct watchdog){ .available = true, .apic_hz = 100000000u, .mmio_base = 0xFEE00000u,
+                                     .spurious_vector = 0xFF };
+    x->bench.watchdog = &x->watchdog;
+    bench_options_init(&x->o);
+    x->o.cycle_by_cycle = x->o.basic_mode = x->o.drain_frontend = x->o.no_normalization = true;
+    x->o.unroll_count = 1;
+    x->o.aggregate = AGG_MEDIAN;
+    x->o.end_to_end = true; /* the whole trace: the fake's template has its own tail (run_cbc's 4) */
+    x->o.n_measurements = 3;
+    x->o.warm_up_count = 1;
+    x->o.timeout = 10;
+    x->code.part[PART_MAIN] = &G_NOP;
+    x->code.len[PART_MAIN] = 1;
+    return true;
+}
+
+static void g_down(struct g_rig *x)
+{
+    bench_context_free(&x->bench);
+    report_close(&x->r);
+    host_platform_free(&x->h);
+}
+
+/* The benchmark "k" measured cycle by cycle on x's processor; the text it reported. */
+static const char *g_measure(struct g_rig *x)
+{
+    host_text_reset(&x->h);
+    host_mp.calls = 0;
+    report_begin(&x->r, "k");
+    const struct nb_platform *pmu_p = x->bench.cpu_p; /* the counters of the benchmark's processor */
+    bench_cycles_measure(pmu_p, &fk.d, &x->bench, &x->o, &x->code, EVENTS, 3, "k", &x->r);
+    report_end(&x->r);
+    const char *out = host_text(&x->h);
+    const char *body = strstr(out, "[k]\n");
+    return body ? body + 4 : out;
+}
+
+/* The firmware's settings, as g_firmware set them (the periodic timer's initial count written again). */
+static void g_check_firmware(const uint32_t *a)
+{
+    uint32_t want[0x400 / 4];
+    g_firmware(want);
+    for (unsigned reg = 0; reg < 0x400; reg += 0x10)
+        if (reg != LAPIC_EOI && !CHECK_EQ_U64(a[reg / 4], want[reg / 4]))
+            nb_test_note("register 0x%x", reg);
+}
+
+/* The writes of one run's arming (watchdog_arm) and, after it, of its disarming (watchdog_disarm). */
+static const struct { uint32_t reg, value; } G_ARM[] = {
+    { LAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_PERIODIC | 0xEC },
+    { LAPIC_LVT_THERMAL, LVT_MASKED | 0xFA },
+    { LAPIC_LVT_PERFMON, LVT_MASKED | 0x400 },
+    { LAPIC_LVT_LINT0, LVT_MASKED | 0x700 },
+    { LAPIC_LVT_LINT1, LVT_MASKED | 0x400 },
+    { LAPIC_LVT_ERROR, LVT_MASKED | 0xFE },
+    { LAPIC_TPR, 0xE0 },
+    { LAPIC_TIMER_INITIAL, 0 },
+    { LAPIC_TIMER_DIVIDE, 0xA },
+    { LAPIC_LVT_TIMER, LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR },
+};
+static const struct { uint32_t reg, value; } G_DISARM[] = {
+    { LAPIC_TIMER_INITIAL, 0 },
+    { LAPIC_TIMER_DIVIDE, 0xB },
+    { LAPIC_LVT_ERROR, 0xFE },
+    { LAPIC_LVT_LINT1, 0x400 },
+    { LAPIC_LVT_LINT0, 0x700 },
+    { LAPIC_LVT_PERFMON, LVT_MASKED | 0x400 }, /* masked for the session (pmu_freeze.h) */
+    { LAPIC_LVT_THERMAL, 0xFA },
+    { LAPIC_LVT_TIMER, LVT_TIMER_PERIODIC | 0xEC },
+    { LAPIC_TIMER_INITIAL, 50000 },            /* the periodic count starts again */
+    { LAPIC_TPR, 0x10 },
+};
+
+/* Every run of the whole trace (-end_to_end: 4 runs for the length, 4 per cycle for 14 cycles). */
+#define G_RUNS (4 + 4 * 14)
+
+static void g_check_writes_around_the_first_run(void)
+{
+    size_t at = g.log_at_first;
+    REQUIRE(at >= NB_ARRAY_SIZE(G_ARM));
+    for (size_t i = 0; i < NB_ARRAY_SIZE(G_ARM); i++) {
+        size_t k = at - NB_ARRAY_SIZE(G_ARM) + i;
+        if (!CHECK_EQ_U64(g_log[k].reg, G_ARM[i].reg) || !CHECK_EQ_U64(g_log[k].value, G_ARM[i].value))
+            nb_test_note("arming write %zu", i);
+    }
+    for (size_t i = 0; i < NB_ARRAY_SIZE(G_DISARM); i++) {
+        if (!CHECK_EQ_U64(g_log[at + i].reg, G_DISARM[i].reg) || !CHECK_EQ_U64(g_log[at + i].value, G_DISARM[i].value))
+            nb_test_note("disarming write %zu", i);
+    }
+}
+
+static size_t g_count_writes(uint32_t reg, uint32_t value)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g_n_log; i++)
+        n += g_log[i].reg == reg && g_log[i].value == value;
+    return n;
+}
+
+NB_TEST(cycle_by_cycle_runs_under_the_watchdog)
+{
+    static struct g_rig x;
+    REQUIRE(g_up(&x, 0));
+    const char *out = g_measure(&x);
+    char want[4096];
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 14 cycles of 3 events\n");
+    trace_csv(&BENCH, want, sizeof(want));
+    CHECK_EQ_STR(host_fs_text(&x.h, NB_RESULTS_DIR "/run-0001-k-cycles.csv"), want);
+    CHECK_EQ_INT(g.runs, G_RUNS);
+    CHECK_EQ_INT(g.unwatched, 0);
+    /* The first run as its code finds the local APIC: only the watchdog's timer, stopped until the code arms it. */
+    CHECK_EQ_U64(g.during[LAPIC_LVT_TIMER / 4], LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR);
+    CHECK_EQ_U64(g.during[LAPIC_TIMER_DIVIDE / 4], 0xA);
+    CHECK_EQ_U64(g.during[LAPIC_TIMER_INITIAL / 4], 0);
+    CHECK_EQ_U64(g.during[LAPIC_TPR / 4], 0xE0);
+    CHECK_EQ_U64(g.during[LAPIC_LVT_LINT0 / 4], LVT_MASKED | 0x700);
+    CHECK_EQ_U64(g.during[LAPIC_LVT_LINT1 / 4], LVT_MASKED | 0x400);
+    CHECK_EQ_U64(g.during[LAPIC_LVT_THERMAL / 4], LVT_MASKED | 0xFA);
+    CHECK_EQ_U64(g.during[LAPIC_LVT_PERFMON / 4], LVT_MASKED | 0x400);
+    CHECK_EQ_U64(g.during[LAPIC_LVT_ERROR / 4], LVT_MASKED | 0xFE);
+    g_check_writes_around_the_first_run();
+    /* Armed and disarmed around every run, never more. */
+    CHECK_EQ_INT(g_count_writes(LAPIC_LVT_TIMER, LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR), G_RUNS);
+    CHECK_EQ_INT(g_count_writes(LAPIC_TIMER_INITIAL, 0), 2 * G_RUNS);
+    CHECK_EQ_INT(g_count_writes(LAPIC_TPR, 0xE0), G_RUNS);
+    CHECK_EQ_INT(g_count_writes(LAPIC_TPR, 0x10), G_RUNS);
+    CHECK_EQ_INT(g_count_writes(LAPIC_EOI, 0), 0);
+    /* Each run's count is the budget left: 10 s less 1 us per run before it, at 100 MHz. */
+    for (int i = 0; i < G_RUNS; i++)
+        if (!CHECK_EQ_U64(g.count[i], 1000000000ull - 100ull * (uint64_t)i))
+            nb_test_note("run %d", i);
+    g_check_firmware(g_apic[0]);
+    g_down(&x);
+}
+
+/*
+ * A run that never ends (`jmp $`) in the 25th run, cycle 5's first: the
+ * watchdog stops it, the five cycles measured before it are kept as a
+ * partial table, then the usual error line; nothing runs after it, and
+ * the local APIC is the firmware's again (the fired timer acknowledged).
+ */
+NB_TEST(cycle_by_cycle_timeout_keeps_the_cycles_measured)
+{
+    static struct g_rig x;
+    REQUIRE(g_up(&x, 0));
+    g.hang_at = 4 + 4 * 5 + 1;
+    const char *out = g_measure(&x);
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 5 cycles of 3 events "
+                      "(partial: the first 5 of 14 cycles, not clamped)\n"
+                      "error: timeout after 10 s (in the cycle run)\n");
+    char want[4096];
+    struct trace first5 = BENCH;
+    first5.cycles = 5;
+    trace_csv(&first5, want, sizeof(want));
+    CHECK_EQ_STR(host_fs_text(&x.h, NB_RESULTS_DIR "/run-0001-k-cycles.csv"), want);
+    CHECK_EQ_INT(g.runs, g.hang_at);
+    CHECK_EQ_INT(x.r.n_errors, 1);
+    CHECK_EQ_INT(g_count_writes(LAPIC_EOI, 0), 1);
+    g_check_firmware(g_apic[0]);
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_IA32_DEBUGCTL), 0);
+    CHECK_EQ_U64(host_msr_get(&x.h, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    g_down(&x);
+
+    /* In the search for the run's length: no cycle measured, no table, the error line. */
+    REQUIRE(g_up(&x, 0));
+    g.hang_at = 2;
+    out = g_measure(&x);
+    CHECK_EQ_STR(out, "error: timeout after 10 s (in the cycle run)\n");
+    CHECK(host_fs_text(&x.h, NB_RESULTS_DIR "/run-0001-k-cycles.csv") == NULL);
+    CHECK_EQ_INT(g.runs, 2);
+    g_down(&x);
+
+    /* -timeout 1 spent by the runs (0.1 s each): the 11th does not start. */
+    REQUIRE(g_up(&x, 0));
+    x.o.timeout = 1;
+    g.tsc_per_run = G_TSC_HZ / 10;
+    out = g_measure(&x);
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 1 cycles of 3 events "
+                      "(partial: the first 1 of 14 cycles, not clamped)\n"
+                      "error: timeout after 1 s (before the cycle run)\n");
+    CHECK_EQ_INT(g.runs, 10);
+    g_down(&x);
+}
