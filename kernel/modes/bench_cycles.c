@@ -80,8 +80,9 @@ void bench_cycles_report(const struct nb_platform *p, struct report *r, const ch
     if (write_table(p, path, res) != NB_OK)
         report_error(r, "-cycle_by_cycle: cannot write %s", path);
     else if (res->partial)
-        report_line(r, "cycles: %s, %zu cycles of %zu events (partial: the first %zu of %zu cycles, not clamped)",
-                    path, res->n_cycles, res->n_events, res->n_cycles, res->planned);
+        report_line(r, "cycles: %s, %zu cycles of %zu events (partial: the first %zu of %zu cycles%s)", path,
+                    res->n_cycles, res->n_events, res->n_cycles, res->planned,
+                    res->has_start ? ", not clamped" : ""); /* -end_to_end clamps nothing anyway */
     else
         report_line(r, "cycles: %s, %zu cycles of %zu events", path, res->n_cycles, res->n_events);
     if (r->capture)
