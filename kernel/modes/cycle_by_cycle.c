@@ -179,10 +179,8 @@ static void partial_table(const struct nb_platform *p, const struct cbc *b, cons
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
-                cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap)
+int cbc_check(const struct pmu_desc *d, const struct cbc_config *c, char *err, size_t err_cap)
 {
-    *r = (struct cbc_result){ 0 };
     char why[200];
     const char *no = pmu_freeze_unsupported(d, NULL, why, sizeof(why));
     if (no) {
@@ -198,75 +196,131 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         nb_snprintf(err, err_cap, "-cycle_by_cycle needs -n_measurements of at least 1");
         return NB_EINVAL;
     }
-    struct cbc b = { .p = p, .d = d, .c = c, .run = run, .ctx = ctx };
+    return NB_OK;
+}
+
+size_t cbc_samples_size(const struct cbc_config *c)
+{
+    return sizeof(int64_t) * N_READS * (size_t)c->n_measurements;
+}
+
+/* The events measured: the user's, then (without -end_to_end) the two internal ones at i_ms and i_ret. */
+static void collect_events(struct cbc *b, const struct cbc_config *c, size_t *i_ms, size_t *i_ret)
+{
+    b->n_all = 0;
     for (size_t i = 0; i < c->n_events; i++)
-        b.all[b.n_all++] = c->events[i];
-    size_t i_ms = 0, i_ret = 0;
+        b->all[b->n_all++] = c->events[i];
+    *i_ms = *i_ret = 0;
     if (!c->end_to_end) {
-        i_ms = b.n_all;
-        b.all[b.n_all++] = (struct cbc_event){ "IDQ.MS_UOPS_internal", EV_IDQ_MS_UOPS };
-        i_ret = b.n_all;
-        b.all[b.n_all++] = (struct cbc_event){ "INST_RETIRED_internal", EV_INST_RETIRED };
+        *i_ms = b->n_all;
+        b->all[b->n_all++] = (struct cbc_event){ "IDQ.MS_UOPS_internal", EV_IDQ_MS_UOPS };
+        *i_ret = b->n_all;
+        b->all[b->n_all++] = (struct cbc_event){ "INST_RETIRED_internal", EV_INST_RETIRED };
     }
-    size_t samples_size = sizeof(int64_t) * N_READS * (size_t)c->n_measurements;
-    b.samples = p->alloc_data(p->ctx, samples_size);
-    if (!b.samples) {
-        nb_snprintf(err, err_cap, "-cycle_by_cycle: out of memory");
-        return NB_ENOMEM;
-    }
-    int status = NB_OK;
-    int64_t *cum = NULL, empty[CBC_MAX_EVENTS + 2], empty_lf[CBC_MAX_EVENTS + 2];
-    size_t cum_size = 0;
+}
+
+static size_t n_all_of(const struct cbc_config *c)
+{
+    return c->n_events + (c->end_to_end ? 0 : 2);
+}
+
+size_t cbc_cum_size(const struct cbc_config *c, const struct cbc_work *w)
+{
+    if (!w->searched || w->status != NB_OK)
+        return 0;
+    return sizeof(int64_t) * (size_t)(w->last - w->first + 1) * n_all_of(c);
+}
+
+void cbc_work_init(struct cbc_work *w, int64_t *samples, size_t samples_size)
+{
+    nb_memset(w, 0, sizeof(*w));
+    w->samples = samples;
+    w->samples_size = samples_size;
+}
+
+void cbc_run(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c, cbc_run_fn run,
+             void *ctx, struct cbc_work *w)
+{
+    if (w->status != NB_OK || w->failed)
+        return;
+    struct cbc b = { .p = p, .d = d, .c = c, .run = run, .ctx = ctx, .samples = w->samples };
+    size_t i_ms, i_ret;
+    collect_events(&b, c, &i_ms, &i_ret);
     if (pmu_freeze_begin(p, d, &b.s) != NB_OK) {
-        nb_snprintf(err, err_cap, "-cycle_by_cycle: IA32_DEBUGCTL (0x%x) cannot be written", MSR_IA32_DEBUGCTL);
-        p->free_mem(p->ctx, b.samples, samples_size);
-        return NB_EFAULT;
+        nb_snprintf(w->err, sizeof(w->err), "-cycle_by_cycle: IA32_DEBUGCTL (0x%x) cannot be written",
+                    MSR_IA32_DEBUGCTL);
+        w->status = NB_EFAULT;
+        return;
     }
-    int64_t first = 0, last;
-    if (c->end_to_end) {
-        int64_t cycles, retired;
-        end_to_end(&b, false, &cycles, &retired);
-        last = cycles - 1; /* cycles 0..cycles-1: the run's own (nanoBench reads one more) */
-    } else {
-        int64_t lr_empty = cycle_last_retired(&b, true, false);
-        int64_t lr_empty_lf = cycle_last_retired(&b, true, true);
+    if (!w->searched) {
+        if (c->end_to_end) {
+            int64_t cycles, retired;
+            end_to_end(&b, false, &cycles, &retired);
+            w->first = 0;
+            w->last = cycles - 1; /* cycles 0..cycles-1: the run's own (nanoBench reads one more) */
+        } else {
+            int64_t lr_empty = cycle_last_retired(&b, true, false);
+            int64_t lr_empty_lf = b.failed ? -1 : cycle_last_retired(&b, true, true);
+            if (!b.failed && (lr_empty < 0 || lr_empty_lf < 0)) {
+                nb_snprintf(w->err, sizeof(w->err), "-cycle_by_cycle: the empty template retired fewer "
+                                                    "instructions than its own %lld; try -end_to_end",
+                            (long long)c->template_tail);
+                w->status = NB_EINVAL;
+                goto out;
+            }
+            if (!b.failed) {
+                counts_at(&b, true, lr_empty, w->empty);
+                counts_at(&b, true, lr_empty_lf, w->empty_lf);
+                w->first = cycle_first_added(&b, lr_empty);
+                w->last = cycle_last_retired(&b, false, true);
+            }
+        }
         if (b.failed)
-            goto failed;
-        if (lr_empty < 0 || lr_empty_lf < 0) {
-            nb_snprintf(err, err_cap, "-cycle_by_cycle: the empty template retired fewer instructions than its own "
-                                      "%lld; try -end_to_end", (long long)c->template_tail);
-            status = NB_EINVAL;
+            goto out;
+        if (w->last < w->first) {
+            nb_snprintf(w->err, sizeof(w->err), "-cycle_by_cycle: no cycle to measure (the run took %lld cycles)",
+                        (long long)w->last + 1);
+            w->status = NB_EINVAL;
             goto out;
         }
-        counts_at(&b, true, lr_empty, empty);
-        counts_at(&b, true, lr_empty_lf, empty_lf);
-        first = cycle_first_added(&b, lr_empty);
-        last = cycle_last_retired(&b, false, true);
+        w->searched = true;
     }
-    if (b.failed)
-        goto failed;
-    if (last < first) {
-        nb_snprintf(err, err_cap, "-cycle_by_cycle: no cycle to measure (the run took %lld cycles)", (long long)last + 1);
-        status = NB_EINVAL;
-        goto out;
+    /* The counts of every cycle, into the caller's memory when it holds them all. */
+    size_t n_cycles = (size_t)(w->last - w->first + 1);
+    if (w->cum && w->cum_size >= cbc_cum_size(c, w)) {
+        for (; w->done < n_cycles && !b.failed; w->done++) {
+            counts_at(&b, false, w->first + (int64_t)w->done, w->cum + w->done * b.n_all);
+            if (b.failed)
+                break;
+        }
     }
-    size_t n_cycles = (size_t)(last - first + 1);
-    cum_size = sizeof(int64_t) * n_cycles * b.n_all;
-    cum = p->alloc_data(p->ctx, cum_size);
-    if (!cum) {
+out:
+    w->failed = b.failed;
+    pmu_freeze_end(p, &b.s);
+}
+
+int cbc_finish(const struct nb_platform *p, const struct cbc_config *c, const struct cbc_work *w,
+               struct cbc_result *r, char *err, size_t err_cap)
+{
+    *r = (struct cbc_result){ 0 };
+    struct cbc b = { .p = p, .c = c };
+    size_t i_ms, i_ret;
+    collect_events(&b, c, &i_ms, &i_ret);
+    int64_t *cum = w->cum;
+    if (w->failed) {
+        if (cum && w->searched)
+            partial_table(p, &b, c, cum, w->done, (size_t)(w->last - w->first + 1), r);
+        nb_snprintf(err, err_cap, "-cycle_by_cycle: a run of the code failed");
+        return NB_EFAULT;
+    }
+    if (w->status != NB_OK) {
+        nb_snprintf(err, err_cap, "%s", w->err);
+        return w->status;
+    }
+    size_t n_cycles = (size_t)(w->last - w->first + 1);
+    if (!cum || w->done < n_cycles) {
         nb_snprintf(err, err_cap, "-cycle_by_cycle: out of memory for %zu cycles", n_cycles);
-        status = NB_ENOMEM;
-        goto out;
-    }
-    size_t done = 0;
-    for (; done < n_cycles && !b.failed; done++) {
-        counts_at(&b, false, first + (int64_t)done, cum + done * b.n_all);
-        if (b.failed)
-            break;
-    }
-    if (b.failed) {
-        partial_table(p, &b, c, cum, done, n_cycles, r);
-        goto failed;
+        return NB_ENOMEM;
     }
 
     /* The rows to keep (0..keep-1 of cum) and each event's bounds (kernelNanoBench.py). */
@@ -278,8 +332,7 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
             CUM(n_cycles - 2, i_ret) != CUM(n_cycles - 3, i_ret)) {
             nb_snprintf(err, err_cap, "-cycle_by_cycle: the end of the benchmark could not be found in the "
                                       "retired instructions; try -end_to_end");
-            status = NB_EINVAL;
-            goto out;
+            return NB_EINVAL;
         }
         size_t last_retired = 0;
         while (CUM(last_retired, i_ret) != CUM(n_cycles - 2, i_ret))
@@ -294,18 +347,18 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
         if (!found) {
             nb_snprintf(err, err_cap, "-cycle_by_cycle: the LFENCE after the benchmark could not be found in "
                                       "IDQ.MS_UOPS; try -end_to_end");
-            status = NB_EINVAL;
-            goto out;
+            return NB_EINVAL;
         }
         keep = last_retired + 1;
         for (size_t e = 0; e < c->n_events; e++) {
             const char *name = c->events[e].name;
             int64_t left = CUM(0, e), right = CUM(n_cycles - 1, e);
             if (name_has(name, "RETIRE")) {
-                left = empty[e];
-                right = name_has(name, "UOP") ? CUM(n_cycles - 1, e) - (empty_lf[e] - empty[e]) : CUM(last_retired, e);
+                left = w->empty[e];
+                right = name_has(name, "UOP") ? CUM(n_cycles - 1, e) - (w->empty_lf[e] - w->empty[e])
+                                              : CUM(last_retired, e);
             } else if (name_has(name, "ISSUE")) {
-                right = (last_retired ? CUM(last_retired - 1, e) : CUM(0, e)) - (empty[e] - CUM(0, e));
+                right = (last_retired ? CUM(last_retired - 1, e) : CUM(0, e)) - (w->empty[e] - CUM(0, e));
             } else if (name_has(name, "IDQ")) {
                 right = lfence_uop ? CUM(lfence_uop - 1, e) : CUM(0, e);
             }
@@ -323,9 +376,9 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
     r->counts_size = sizeof(int64_t) * (r->n_cycles ? r->n_cycles : 1) * c->n_events;
     r->counts = p->alloc_data(p->ctx, r->counts_size);
     if (!r->counts) {
+        *r = (struct cbc_result){ 0 };
         nb_snprintf(err, err_cap, "-cycle_by_cycle: out of memory");
-        status = NB_ENOMEM;
-        goto out;
+        return NB_ENOMEM;
     }
     r->has_start = skip != 0;
     for (size_t e = 0; skip && e < c->n_events; e++)
@@ -336,17 +389,35 @@ int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const str
             r->counts[(i - skip) * c->n_events + e] = now - before;
         }
     }
-    goto out;
-failed:
-    nb_snprintf(err, err_cap, "-cycle_by_cycle: a run of the code failed");
-    status = NB_EFAULT;
-out:
-    pmu_freeze_end(p, &b.s);
-    if (cum)
-        p->free_mem(p->ctx, cum, cum_size);
-    p->free_mem(p->ctx, b.samples, samples_size);
-    if (status != NB_OK && !r->partial)
-        cbc_free(p, r);
+    return NB_OK;
+}
+
+int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
+                cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap)
+{
+    *r = (struct cbc_result){ 0 };
+    int status = cbc_check(d, c, err, err_cap);
+    if (status != NB_OK)
+        return status;
+    size_t samples_size = cbc_samples_size(c);
+    int64_t *samples = p->alloc_data(p->ctx, samples_size);
+    if (!samples) {
+        nb_snprintf(err, err_cap, "-cycle_by_cycle: out of memory");
+        return NB_ENOMEM;
+    }
+    struct cbc_work w;
+    cbc_work_init(&w, samples, samples_size);
+    cbc_run(p, d, c, run, ctx, &w); /* the search: how many cycles */
+    size_t cum_size = cbc_cum_size(c, &w);
+    if (cum_size && !w.failed) {
+        w.cum = p->alloc_data(p->ctx, cum_size);
+        w.cum_size = w.cum ? cum_size : 0;
+        cbc_run(p, d, c, run, ctx, &w); /* the cycles */
+    }
+    status = cbc_finish(p, c, &w, r, err, err_cap);
+    if (w.cum)
+        p->free_mem(p->ctx, w.cum, cum_size);
+    p->free_mem(p->ctx, samples, samples_size);
     return status;
 }
 

@@ -93,6 +93,41 @@ struct cbc_result {
 int cbc_measure(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c,
                 cbc_run_fn run, void *ctx, struct cbc_result *r, char *err, size_t err_cap);
 void cbc_free(const struct nb_platform *p, struct cbc_result *r);
+
+/*
+ * cbc_measure in steps, for a caller that must give every piece of memory
+ * beforehand (-cpu N: the runs happen in one call on another processor,
+ * where nothing may be allocated; bench_cycles.c). cbc_check first; then
+ * cbc_run with cbc_samples_size bytes of samples: the search for the
+ * cycles to measure (first and last), and, when `cum` holds
+ * cbc_cum_size bytes, the counts of every cycle; else a second cbc_run
+ * once the caller has that memory. cbc_finish makes the table (it
+ * allocates the counts). Each cbc_run sets up the counters and puts them
+ * back (pmu_freeze_begin/end).
+ */
+struct cbc_work {
+    int64_t *samples;      /* the caller's: cbc_samples_size bytes */
+    size_t samples_size;
+    int64_t *cum;          /* the caller's, or NULL: the running totals of every cycle */
+    size_t cum_size;       /* bytes at cum */
+    int status;            /* NB_OK, or why the search found nothing to measure (err) */
+    char err[240];
+    bool searched;         /* first and last are known */
+    int64_t first, last;   /* the cycles to measure */
+    int64_t empty[CBC_MAX_EVENTS + 2], empty_lf[CBC_MAX_EVENTS + 2];
+    size_t done;           /* cycles whose counts are in cum */
+    bool failed;           /* a run failed: nothing more runs */
+};
+int cbc_check(const struct pmu_desc *d, const struct cbc_config *c, char *err, size_t err_cap);
+size_t cbc_samples_size(const struct cbc_config *c);
+void cbc_work_init(struct cbc_work *w, int64_t *samples, size_t samples_size);
+void cbc_run(const struct nb_platform *p, const struct pmu_desc *d, const struct cbc_config *c, cbc_run_fn run,
+             void *ctx, struct cbc_work *w);
+/* The bytes `cum` needs for every cycle (0 until the search has found them). */
+size_t cbc_cum_size(const struct cbc_config *c, const struct cbc_work *w);
+/* The result as cbc_measure gives it (a partial table after a failed run). */
+int cbc_finish(const struct nb_platform *p, const struct cbc_config *c, const struct cbc_work *w,
+               struct cbc_result *r, char *err, size_t err_cap);
 /* The CSV, "cycle,NAME,...\n" then "1,COUNT,...\n" per cycle; returns its length (truncated at cap). */
 size_t cbc_csv(const struct cbc_result *r, char *out, size_t cap);
 
