@@ -502,7 +502,7 @@ static void measure_on_cpu(struct run_state *s, const struct suite_entry *e,
     struct counter_env *counters = c.counters;
     counters->latencies = latencies_for(s, (unsigned)o->cpu);
     if (o->cycle_by_cycle)
-        bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report);
+        bench_cycles_run(counters, &s->bench, o, code, e->name, &s->report, &cpu_session.measure, s->p);
     else
         cpu_measure_counters(&cpu_session.measure, counters, &s->bench, o, code, &s->report, s->p,
                              (unsigned)o->cpu);
@@ -612,7 +612,7 @@ static void run_benchmark(struct run_state *s, const struct suite_entry *e)
             if (o.cpu >= 0)
                 measure_on_cpu(s, e, &o, &code);
             else if (o.cycle_by_cycle)
-                bench_cycles_run(&s->counters, &s->bench, &o, &code, e->name, &s->report);
+                bench_cycles_run(&s->counters, &s->bench, &o, &code, e->name, &s->report, NULL, NULL);
             else
                 counters_measure(&s->counters, &s->bench, &o, &code, &s->report);
             if (o.debug)

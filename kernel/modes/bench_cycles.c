@@ -2,6 +2,7 @@
  * bench_cycles.c — -cycle_by_cycle in the run loop (see bench_cycles.h).
  */
 #include "bench_cycles.h"
+#include "cpu_platform.h"
 #include "cycle_by_cycle.h"
 #include "nb_text.h"
 #include "pmu_freeze.h"
@@ -89,22 +90,118 @@ void bench_cycles_report(const struct nb_platform *p, struct report *r, const ch
         capture_table(p, r, name, res);
 }
 
+/*
+ * -cpu N (cpu_measure.h): all the runs in ONE call on N, with N's own seam
+ * (cpu_local.h), so the counters are programmed and the template run there
+ * without the firmware. Nothing may be allocated on N: the samples and room
+ * for the running totals of CYCLES_ON_CPU_ROOM bytes come from the boot
+ * processor beforehand. The engine sets no upper bound on the cycles (a
+ * run's own length, up to -timeout, is the only one), so a benchmark whose
+ * cycles do not fit there takes a second call, after the boot processor
+ * has allocated what the first one found.
+ */
+#define CYCLES_ON_CPU_ROOM (1u << 20)
+
+struct cycles_on_cpu {
+    const struct pmu_desc *d;
+    const struct cbc_config *cfg;
+    struct cycles_run *cr;
+    struct cbc_work *w;
+};
+
+static void cycles_here(const struct nb_platform *local, void *arg)
+{
+    struct cycles_on_cpu *a = arg;
+    cbc_run(local, a->d, a->cfg, run_template, a->cr, a->w);
+}
+
+static void call_on_cpu(const struct bench_cycles_cpu *on, struct bench_context *bench, struct report *r,
+                        struct cycles_on_cpu *a)
+{
+    struct cpu_local *local = &on->cm->local;
+    cpu_local_init(local, on->base, on->cpu, bench->tsc_hz);
+    const struct nb_platform *bench_p = bench->p, *cpu_p = bench->cpu_p;
+    bench->p = &local->p;
+    bench->cpu_p = &local->p;
+    struct report_tape tape = { 0 };
+    int st = cpu_measure_call(on->cm, on->base, on->cpu, r, cycles_here, a, &tape);
+    bench->p = bench_p;
+    bench->cpu_p = cpu_p;
+    report_tape_replay(r, &tape);
+    if (st != NB_OK) {
+        a->w->status = st;
+        nb_snprintf(a->w->err, sizeof(a->w->err), "processor %u cannot run the benchmark (%s)", on->cpu,
+                    st == NB_ENOMEM ? "no memory for its report lines" : "the firmware refused the call");
+    }
+    if (local->refused)
+        report_line(r, "warning: processor %u: %u firmware call%s refused during the measurement there",
+                    on->cpu, local->refused, local->refused == 1 ? " was" : "s were");
+    cpu_local_finish(local);
+}
+
 void bench_cycles_measure(const struct nb_platform *p, const struct pmu_desc *d, struct bench_context *bench,
                           const struct bench_options *o, const struct bench_code *code,
-                          const struct cbc_event *events, size_t n, const char *name, struct report *r)
+                          const struct cbc_event *events, size_t n, const char *name, struct report *r,
+                          const struct bench_cycles_cpu *on)
 {
+    /* The NMI watcher where the other modes start it (cpu_measure.c): from here, before the call to N. */
+    struct nmi_watchdog *nmi = bench->nmi;
+    bool watched = bench->catch_faults && bench->tsc_hz && o->timeout > 0 && o->qemu_icount < 0;
+    if (on && nmi && watched && !nmi_watchdog_prepare(nmi, on->cpu))
+        bench->nmi = NULL;
     struct bench_cycles_code cc;
     char err[240];
     if (bench_cycles_prepare(bench, o, code, pmu_freeze_global_enable(d), &cc, err, sizeof(err)) != NB_OK) {
+        bench->nmi = nmi;
         report_error(r, "%s", err);
         return;
     }
     struct cbc_config cfg = { events, n, o->end_to_end, o->n_measurements, o->warm_up_count,
                               o->aggregate, (int64_t)cc.tail };
     struct cycles_run cr = { bench, &cc };
-    struct cbc_result res;
-    int st = cbc_measure(p, d, &cfg, run_template, &cr, &res, err, sizeof(err));
+    struct cbc_result res = { 0 };
+    int st;
+    if (!on) {
+        st = cbc_measure(p, d, &cfg, run_template, &cr, &res, err, sizeof(err));
+    } else if ((st = cbc_check(d, &cfg, err, sizeof(err))) == NB_OK) {
+        const struct nb_platform *base = on->base;
+        size_t samples_size = cbc_samples_size(&cfg);
+        int64_t *samples = base->alloc_data(base->ctx, samples_size);
+        int64_t *room = base->alloc_data(base->ctx, CYCLES_ON_CPU_ROOM);
+        int64_t *more = NULL;
+        size_t more_size = 0;
+        struct cbc_work w;
+        cbc_work_init(&w, samples, samples_size);
+        w.cum = room;
+        w.cum_size = room ? CYCLES_ON_CPU_ROOM : 0;
+        struct cycles_on_cpu a = { d, &cfg, &cr, &w };
+        if (samples) {
+            call_on_cpu(on, bench, r, &a);
+        } else {
+            w.status = NB_ENOMEM;
+            nb_snprintf(w.err, sizeof(w.err), "-cycle_by_cycle: out of memory");
+        }
+        /* More cycles than the room: a second call once the boot processor has their memory. */
+        more_size = cbc_cum_size(&cfg, &w);
+        if (more_size > w.cum_size && !w.failed) {
+            more = base->alloc_data(base->ctx, more_size);
+            if (more) {
+                w.cum = more;
+                w.cum_size = more_size;
+                call_on_cpu(on, bench, r, &a);
+            }
+        }
+        st = cbc_finish(base, &cfg, &w, &res, err, sizeof(err));
+        if (more)
+            base->free_mem(base->ctx, more, more_size);
+        if (room)
+            base->free_mem(base->ctx, room, CYCLES_ON_CPU_ROOM);
+        if (samples)
+            base->free_mem(base->ctx, samples, samples_size);
+        p = base; /* res's memory */
+    }
     bench_cycles_release(bench, &cc);
+    bench->nmi = nmi;
     /* A fault or a timeout: the cycles measured before it, then the error line, as for a measurement. */
     if (res.partial && res.n_cycles)
         bench_cycles_report(bench->p, r, name, &res);
@@ -118,7 +215,8 @@ void bench_cycles_measure(const struct nb_platform *p, const struct pmu_desc *d,
 }
 
 void bench_cycles_run(struct counter_env *env, struct bench_context *bench, const struct bench_options *o,
-                      const struct bench_code *code, const char *name, struct report *r)
+                      const struct bench_code *code, const char *name, struct report *r, struct cpu_measure *cm,
+                      const struct nb_platform *base)
 {
     char why[240];
     const char *no = pmu_freeze_unsupported(&env->desc, env->usable ? NULL : env->why, why, sizeof(why));
@@ -145,5 +243,8 @@ void bench_cycles_run(struct counter_env *env, struct bench_context *bench, cons
     static struct cbc_event events[CBC_MAX_EVENTS];
     for (long i = 0; i < n; i++)
         events[i] = (struct cbc_event){ env->events[i].name, pmu_intel_ops.encode(&env->events[i]) };
-    bench_cycles_measure(env->p, &env->desc, bench, o, code, events, (size_t)n, name, r);
+    /* -cpu N: one call there, as for the other modes (cpu_measure.c cpu_measure_counters). */
+    struct bench_cycles_cpu on = { cm, base, bench->cpu };
+    bool elsewhere = cm && base && bench->cpu != nb_current_cpu(base) && !o->debug && env->p->run_locally;
+    bench_cycles_measure(env->p, &env->desc, bench, o, code, events, (size_t)n, name, r, elsewhere ? &on : NULL);
 }

@@ -610,6 +610,7 @@ struct g_rig {
     struct bench_options o;
     struct bench_code code;
     struct report r;
+    const struct bench_cycles_cpu *on; /* -cpu N's one call (NULL: each run a call of its own) */
 };
 
 static const uint8_t G_NOP = 0x90;
@@ -669,10 +670,11 @@ static void g_down(struct g_rig *x)
 static const char *g_measure(struct g_rig *x)
 {
     host_text_reset(&x->h);
+    x->r.serial_seq = 0;
     host_mp.calls = 0;
     report_begin(&x->r, "k");
     const struct nb_platform *pmu_p = x->bench.cpu_p; /* the counters of the benchmark's processor */
-    bench_cycles_measure(pmu_p, &fk.d, &x->bench, &x->o, &x->code, EVENTS, 3, "k", &x->r);
+    bench_cycles_measure(pmu_p, &fk.d, &x->bench, &x->o, &x->code, EVENTS, 3, "k", &x->r, x->on);
     report_end(&x->r);
     const char *out = host_text(&x->h);
     const char *body = strstr(out, "[k]\n");
@@ -823,5 +825,75 @@ NB_TEST(cycle_by_cycle_timeout_keeps_the_cycles_measured)
                       "(partial: the first 1 of 14 cycles)\n"
                       "error: timeout after 1 s (before the cycle run)\n");
     CHECK_EQ_INT(g.runs, 10);
+    g_down(&x);
+}
+
+/*
+ * -cpu 1 on the fake two-processor firmware (host_mp.h counts the calls to
+ * processor 1): the whole cycle-by-cycle measurement, every run and every
+ * counter access, is ONE call there (cpu_measure.h), each run still armed
+ * and disarmed inside it. Before, every run was a call, and every access to
+ * the counters between the runs another one.
+ */
+NB_TEST(cycle_by_cycle_on_another_processor_is_one_call)
+{
+    static struct g_rig x;
+    /* The runs as calls of their own, the counters programmed from the boot processor (the fallback). */
+    REQUIRE(g_up(&x, 1));
+    host_mp_watch_pmu(&x.h, 1);
+    const char *out = g_measure(&x);
+    unsigned per_run = host_mp.calls;
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 14 cycles of 3 events\n");
+    CHECK_EQ_INT(g.elsewhere, 0);
+    CHECK_EQ_INT(g.unwatched, 0);
+    CHECK(per_run > G_RUNS);
+    g_down(&x);
+
+    static struct cpu_measure cm;
+    memset(&cm, 0, sizeof(cm));
+    REQUIRE(g_up(&x, 1));
+    struct bench_cycles_cpu on = { &cm, &x.h.p, 1 };
+    x.on = &on;
+    host_mp_watch_pmu(&x.h, 1);
+    out = g_measure(&x);
+    nb_test_note("calls to processor 1: %u with a call per run, %u now", per_run, host_mp.calls);
+    CHECK_EQ_INT(host_mp.calls, 1);
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 14 cycles of 3 events\n");
+    char want[4096];
+    trace_csv(&BENCH, want, sizeof(want));
+    CHECK_EQ_STR(host_fs_text(&x.h, NB_RESULTS_DIR "/run-0001-k-cycles.csv"), want);
+    CHECK_EQ_INT(g.runs, G_RUNS);
+    CHECK_EQ_INT(g.elsewhere, 0);
+    CHECK_EQ_INT(g.unwatched, 0);
+    CHECK_EQ_INT(host_mp.pmu_elsewhere, 0);
+    CHECK_EQ_INT(cm.local.refused, 0);
+    g_check_writes_around_the_first_run();
+    CHECK_EQ_INT(g_count_writes(LAPIC_LVT_TIMER, LVT_TIMER_ONE_SHOT | WATCHDOG_VECTOR), G_RUNS);
+    g_check_firmware(g_apic[1]);
+    g_check_firmware(g_apic[0]); /* never touched */
+    cpu_measure_free(&cm, &x.h.p);
+    g_down(&x);
+
+    /* No room reserved (no free block of 1 MiB): a second call once the cycles' memory is there. */
+    REQUIRE(g_up(&x, 1));
+    x.on = &on;
+    cm.tape = x.h.p.alloc_data(x.h.p.ctx, CPU_MEASURE_TAPE_BYTES); /* as a first call leaves it */
+    x.h.alloc_largest = (1u << 20) - 1;
+    out = g_measure(&x);
+    CHECK_EQ_INT(host_mp.calls, 2);
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 14 cycles of 3 events\n");
+    CHECK_EQ_STR(host_fs_text(&x.h, NB_RESULTS_DIR "/run-0001-k-cycles.csv"), want);
+    CHECK_EQ_INT(g.runs, G_RUNS);
+
+    /* A hang on processor 1: the same partial table and error line, still one call. */
+    x.h.alloc_largest = 0;
+    g.runs = 0;
+    g.hang_at = 4 + 4 * 5 + 1;
+    out = g_measure(&x);
+    CHECK_EQ_INT(host_mp.calls, 1);
+    CHECK_EQ_STR(out, "cycles: nanobench/results/run-0001-k-cycles.csv, 5 cycles of 3 events "
+                      "(partial: the first 5 of 14 cycles)\n"
+                      "error: timeout after 10 s (in the cycle run)\n");
+    cpu_measure_free(&cm, &x.h.p);
     g_down(&x);
 }
