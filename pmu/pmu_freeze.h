@@ -7,8 +7,9 @@
  * counter (SDM vol. 3B 18.4.7 "Freezing LBR and Performance Counters on PMI";
  * 20.2.4 for perfmon v4's CTR_FRZ). The request freezes the counters whether
  * or not the interrupt is delivered: the benchmark runs with interrupts
- * masked, and the image keeps the local APIC's performance-counter LVT entry
- * masked, so no interrupt arrives later either. The frozen counters are then
+ * disabled (or, under the APIC-timer watchdog, with every other source
+ * masked), and the image keeps the local APIC's performance-counter LVT
+ * entry masked, so no interrupt arrives then or later either. The frozen counters are then
  * read at leisure with RDMSR. Presetting the core-cycle counter (fixed
  * counter 1) to overflow after cycle c + 1 reads every event as it stood at
  * the end of cycle c.
