@@ -171,12 +171,45 @@ def self_test():
     return failed, len(cases)
 
 
-def print_graph(graph):
+def room_lines(graph, counts=True):
+    """The room-level part of the graph: one line per room, whom it includes (and how often)."""
     rooms_edges = {}
     for (a, b), edges in graph.items():
-        rooms_edges.setdefault(a, []).append(f"{b} ({len(edges)})")
-    for room in sorted(rooms_edges):
-        print(f"{room} -> {', '.join(sorted(rooms_edges[room]))}")
+        rooms_edges.setdefault(a, []).append(f"{b} ({len(edges)})" if counts else b)
+    return [f"{room} -> {', '.join(sorted(rooms_edges[room]))}" for room in sorted(rooms_edges)]
+
+
+# docs/layout.md shows the room-level graph as an indented block after this sentence.
+LAYOUT_DOC = "docs/layout.md"
+LAYOUT_MARK = "so it cannot go stale:"
+
+
+def check_layout_doc(root, graph):
+    """The graph docs/layout.md shows must be this tree's (a sample that cannot go stale)."""
+    path = os.path.join(root, LAYOUT_DOC)
+    if not os.path.isfile(path):
+        return []
+    lines = open(path, encoding="utf-8").read().split("\n")
+    at = next((i for i, l in enumerate(lines) if LAYOUT_MARK in l), None)
+    if at is None:
+        return [f"{LAYOUT_DOC}: no '{LAYOUT_MARK}' sample of the graph"]
+    i = at + 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    shown = []
+    while i < len(lines) and lines[i].startswith("    "):
+        shown.append(lines[i][4:])
+        i += 1
+    actual = room_lines(graph, counts=False)  # which rooms, not how many includes: stable across edits
+    if shown != actual:
+        return [f"{LAYOUT_DOC}: the room graph it shows is not this tree's; "
+                f"it is:\n" + "\n".join("    " + l for l in actual)]
+    return []
+
+
+def print_graph(graph):
+    for line in room_lines(graph):
+        print(line)
     print()
     for key in sorted(graph):
         for edge in graph[key]:
@@ -190,8 +223,11 @@ def main(argv):
         bad, total = self_test()
         failed += bad
         passed += total - bad
+    want_graph = graph is not None
+    graph = {} if graph is None else graph
     problems = check_all(ROOT, graph)
-    if graph is not None:
+    problems += check_layout_doc(ROOT, graph)
+    if want_graph:
         print_graph(graph)
     for p in problems:
         print(f"rooms: {p}")

@@ -5,7 +5,7 @@
  *
  * Every fact is one line `platform: KEY = VALUE` in the text and serial
  * output and one CSV row `platform,KEY,VALUE` (tools/nb_serial rebuilds the
- * rows from the lines). Keys are stable (README "Platform report"); sizes
+ * rows from the lines). Keys are stable (docs/results.md, "Platform report"); sizes
  * are in bytes, numbers in decimal. A table the machine does not provide
  * gives a `platform: KEY = missing (why)` line for its group and no rows
  * with invented values.

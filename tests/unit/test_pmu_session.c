@@ -191,7 +191,7 @@ NB_TEST(session_without_full_width_writes_restores_32_bits_sign_extended)
     /*
      * The legacy alias writes EAX sign-extended to the counter width (SDM
      * vol. 3B 20.2.6): a count below 2^31 comes back exactly, this one as
-     * 0xFFFF80000005 (the README says so). IA32_A_PMCx was never touched.
+     * 0xFFFF80000005 (docs/counters.md says so). IA32_A_PMCx was never touched.
      */
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PMC0 + 2), 0x7FFFFFFFull);
     CHECK_EQ_U64(host_msr_get(&h, MSR_IA32_PMC0 + 1), 0xFFFF80000005ull);

@@ -936,7 +936,7 @@ class File:
                     TD_ZEN2, order=TD_ORDER):
                 self.emit_na("topdown", ["# topdown: " + TD_NA_AMD], TD_ORDER, TD_NA_AMD)
             self.flops(["# flops (section 1c: event 003H counts FLOPs, no lane weighting, no SP/DP split;",
-                        "# the image pairs it with the MergeEvent, README \"AMD merged counter pairs\")"], FLOPS_AMD)
+                        "# the image pairs it with the MergeEvent, docs/counters.md \"AMD merged counter pairs\")"], FLOPS_AMD)
             if p in CODEMON_AMD_PREFIXES:
                 self.with_config(CODEMON_AMD_CONFIG.get(p), lambda: self.emit("codemon", CODEMON_AMD_COMMENT, CODEMON_AMD))
         if "codemon" not in self.groups:
