@@ -4,20 +4,10 @@
  */
 #include "lapic_quiet.h"
 #include "cpuid_bits.h"
+#include "lapic_access.h"
 #include "lapic_regs.h"
 #include "msr_names.h"
 
-static uint32_t rd(const struct nb_platform *p, uint32_t reg)
-{
-    uint32_t v = 0;
-    p->lapic_read(p->ctx, reg, &v);
-    return v;
-}
-
-static void wr(const struct nb_platform *p, uint32_t reg, uint32_t v)
-{
-    p->lapic_write(p->ctx, reg, v);
-}
 
 bool lapic_quiet_enter(struct lapic_quiet *q, const struct nb_platform *p, uint32_t tpr)
 {
@@ -29,19 +19,19 @@ bool lapic_quiet_enter(struct lapic_quiet *q, const struct nb_platform *p, uint3
     uint32_t regs[4] = { 0, 0, 0, 0 };
     if (p->cpuid)
         p->cpuid(p->ctx, CPUID_LEAF_FEATURES, 0, regs);
-    q->tpr = rd(p, LAPIC_TPR);
-    q->timer = rd(p, LAPIC_LVT_TIMER);
-    q->timer_initial = rd(p, LAPIC_TIMER_INITIAL);
-    q->timer_current = rd(p, LAPIC_TIMER_CURRENT);
-    q->lint0 = rd(p, LAPIC_LVT_LINT0);
-    q->lint1 = rd(p, LAPIC_LVT_LINT1);
-    q->error = rd(p, LAPIC_LVT_ERROR);
+    q->tpr = lapic_get(p, LAPIC_TPR);
+    q->timer = lapic_get(p, LAPIC_LVT_TIMER);
+    q->timer_initial = lapic_get(p, LAPIC_TIMER_INITIAL);
+    q->timer_current = lapic_get(p, LAPIC_TIMER_CURRENT);
+    q->lint0 = lapic_get(p, LAPIC_LVT_LINT0);
+    q->lint1 = lapic_get(p, LAPIC_LVT_LINT1);
+    q->error = lapic_get(p, LAPIC_LVT_ERROR);
     if (q->max_lvt >= LAPIC_MAX_LVT_PERFMON)
-        q->perfmon = rd(p, LAPIC_LVT_PERFMON);
+        q->perfmon = lapic_get(p, LAPIC_LVT_PERFMON);
     if (q->max_lvt >= LAPIC_MAX_LVT_THERMAL)
-        q->thermal = rd(p, LAPIC_LVT_THERMAL);
+        q->thermal = lapic_get(p, LAPIC_LVT_THERMAL);
     if (q->max_lvt >= LAPIC_MAX_LVT_CMCI)
-        q->cmci = rd(p, LAPIC_LVT_CMCI);
+        q->cmci = lapic_get(p, LAPIC_LVT_CMCI);
     /*
      * A deadline that passes while the timer entry is masked would fire into
      * nothing and disarm itself (SDM vol. 3A 11.5.4.1): zero it now, write it
@@ -51,18 +41,18 @@ bool lapic_quiet_enter(struct lapic_quiet *q, const struct nb_platform *p, uint3
                        p->read_msr(p->ctx, MSR_IA32_TSC_DEADLINE, &q->tsc_deadline) == NB_OK;
     if (q->deadline_mode)
         p->write_msr(p->ctx, MSR_IA32_TSC_DEADLINE, 0);
-    wr(p, LAPIC_LVT_TIMER, q->timer | LVT_MASKED);
+    lapic_put(p, LAPIC_LVT_TIMER, q->timer | LVT_MASKED);
     if (q->max_lvt >= LAPIC_MAX_LVT_THERMAL)
-        wr(p, LAPIC_LVT_THERMAL, q->thermal | LVT_MASKED);
+        lapic_put(p, LAPIC_LVT_THERMAL, q->thermal | LVT_MASKED);
     if (q->max_lvt >= LAPIC_MAX_LVT_PERFMON)
-        wr(p, LAPIC_LVT_PERFMON, q->perfmon | LVT_MASKED);
-    wr(p, LAPIC_LVT_LINT0, q->lint0 | LVT_MASKED);
-    wr(p, LAPIC_LVT_LINT1, q->lint1 | LVT_MASKED);
-    wr(p, LAPIC_LVT_ERROR, q->error | LVT_MASKED);
+        lapic_put(p, LAPIC_LVT_PERFMON, q->perfmon | LVT_MASKED);
+    lapic_put(p, LAPIC_LVT_LINT0, q->lint0 | LVT_MASKED);
+    lapic_put(p, LAPIC_LVT_LINT1, q->lint1 | LVT_MASKED);
+    lapic_put(p, LAPIC_LVT_ERROR, q->error | LVT_MASKED);
     if (q->max_lvt >= LAPIC_MAX_LVT_CMCI)
-        wr(p, LAPIC_LVT_CMCI, q->cmci | LVT_MASKED);
+        lapic_put(p, LAPIC_LVT_CMCI, q->cmci | LVT_MASKED);
     if (tpr != LAPIC_QUIET_KEEP_TPR)
-        wr(p, LAPIC_TPR, tpr);
+        lapic_put(p, LAPIC_TPR, tpr);
     q->active = true;
     return true;
 }
@@ -73,15 +63,15 @@ void lapic_quiet_leave(struct lapic_quiet *q, const struct nb_platform *p)
         return;
     q->active = false;
     if (q->max_lvt >= LAPIC_MAX_LVT_CMCI)
-        wr(p, LAPIC_LVT_CMCI, q->cmci);
-    wr(p, LAPIC_LVT_ERROR, q->error);
-    wr(p, LAPIC_LVT_LINT1, q->lint1);
-    wr(p, LAPIC_LVT_LINT0, q->lint0);
+        lapic_put(p, LAPIC_LVT_CMCI, q->cmci);
+    lapic_put(p, LAPIC_LVT_ERROR, q->error);
+    lapic_put(p, LAPIC_LVT_LINT1, q->lint1);
+    lapic_put(p, LAPIC_LVT_LINT0, q->lint0);
     if (q->max_lvt >= LAPIC_MAX_LVT_PERFMON)
-        wr(p, LAPIC_LVT_PERFMON, q->perfmon);
+        lapic_put(p, LAPIC_LVT_PERFMON, q->perfmon);
     if (q->max_lvt >= LAPIC_MAX_LVT_THERMAL)
-        wr(p, LAPIC_LVT_THERMAL, q->thermal);
-    wr(p, LAPIC_LVT_TIMER, q->timer);
+        lapic_put(p, LAPIC_LVT_THERMAL, q->thermal);
+    lapic_put(p, LAPIC_LVT_TIMER, q->timer);
     if ((q->timer & LVT_TIMER_MODE_MASK) == LVT_TIMER_TSC_DEADLINE) {
         /*
          * Back in TSC-deadline mode (the write above disarmed any deadline if
@@ -95,7 +85,7 @@ void lapic_quiet_leave(struct lapic_quiet *q, const struct nb_platform *p)
         }
     } else if (q->timer_current) {
         /* A one-shot or periodic count that was running starts again (as nanoBench's module). */
-        wr(p, LAPIC_TIMER_INITIAL, q->timer_initial);
+        lapic_put(p, LAPIC_TIMER_INITIAL, q->timer_initial);
     }
-    wr(p, LAPIC_TPR, q->tpr);
+    lapic_put(p, LAPIC_TPR, q->tpr);
 }
