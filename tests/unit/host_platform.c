@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "host_platform.h"
+#include "pmu_msrs.h"
 #include "serial_frame.h"
 
 #include <signal.h>
@@ -514,6 +515,18 @@ void host_intel_pmcs(struct host_platform *h, unsigned n, unsigned width, bool f
         else
             host_msr_fault(h, 0x4C1 + i);
     }
+}
+
+void host_intel_perfmon_v4(struct host_platform *h, uint32_t cpuid1_eax, uint32_t cpuid1_edx)
+{
+    host_platform_init(h);
+    host_cpuid_set_vendor(h, "GenuineIntel", 0x1A);
+    host_cpuid_set(h, 1, 0, cpuid1_eax, 0, 0, cpuid1_edx);
+    host_cpuid_set(h, 0xA, 0, 0x07300404, 0, 0, 0x603);
+    host_msr_fault(h, 0x8B);
+    host_intel_pmcs(h, 4, 48, false);
+    for (unsigned i = 0; i < 3; i++)
+        host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, 48);
 }
 
 static int host_read_msr(void *ctx, uint32_t msr, uint64_t *value)

@@ -182,6 +182,16 @@ void host_msr_alias(struct host_platform *h, uint32_t alias, uint32_t store, uns
 void host_intel_pmcs(struct host_platform *h, unsigned n, unsigned width, bool full_width_writes);
 
 /*
+ * host_platform_init, then a Skylake-like Intel core: CPUID 0 GenuineIntel up
+ * to leaf 1AH, CPUID 1 as given, CPUID 0AH architectural perfmon version 4
+ * with 4 general-purpose and 3 fixed counters of 48 bits (SDM vol. 3B 20.2.4,
+ * EAX 07300404H, EDX 603H), the counters modelled at that width
+ * (host_intel_pmcs without full-width writes, IA32_FIXED_CTR0-2) and MSR 8BH
+ * (the microcode signature) faulting as it does for a guest.
+ */
+void host_intel_perfmon_v4(struct host_platform *h, uint32_t cpuid1_eax, uint32_t cpuid1_edx);
+
+/*
  * User mode cannot mask interrupts: CLI raises #GP (SIGSEGV). The engine's
  * nb_run_image always asks for masked interrupts, so host tests that run it
  * install a handler that steps over a faulting CLI (0xFA) and passes any

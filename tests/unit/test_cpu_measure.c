@@ -84,14 +84,7 @@ static void fake_run(void *arg, struct codegen_data *data, const struct counter_
 /* Skylake client (family 6 model 0x5E): perfmon v4, 4 counters and 3 fixed of 48 bits. */
 static void skylake(struct host_platform *h)
 {
-    host_platform_init(h);
-    host_cpuid_set_vendor(h, "GenuineIntel", 0x1A);
-    host_cpuid_set(h, 1, 0, 0x000506E3, 0, 0, 1u << 4);
-    host_cpuid_set(h, 0xA, 0, 0x07300404, 0, 0, 0x603);
-    host_msr_fault(h, 0x8B);
-    host_intel_pmcs(h, 4, 48, false);
-    for (unsigned i = 0; i < 3; i++)
-        host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, 48);
+    host_intel_perfmon_v4(h, 0x000506E3, 1u << 4);
     h->on_msr_write = probe_counts;
     host_mp_install(h, 2);
     host_mp.wake = call_cost;

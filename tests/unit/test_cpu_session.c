@@ -48,14 +48,7 @@ static void add_disk_file(struct host_platform *h, const char *image_path, const
 /* Skylake client (family 6 model 0x5E) with FXSR (CPUID.1:EDX[24]) and CR4 access. */
 static void skylake(struct host_platform *h)
 {
-    host_platform_init(h);
-    host_cpuid_set_vendor(h, "GenuineIntel", 0x1A);
-    host_cpuid_set(h, 1, 0, 0x000506E3, 0, 0, (1u << 4) | (1u << 24));
-    host_cpuid_set(h, 0xA, 0, 0x07300404, 0, 0, 0x603);
-    host_msr_fault(h, 0x8B);
-    host_intel_pmcs(h, 4, 48, false);
-    for (unsigned i = 0; i < 3; i++)
-        host_msr_counter(h, MSR_IA32_FIXED_CTR0 + i, 48);
+    host_intel_perfmon_v4(h, 0x000506E3, (1u << 4) | (1u << 24));
     host_msr_set(h, MSR_IA32_PERFEVTSEL0, SAVED_EVTSEL);
     host_control_regs_enable(h, SAVED_CR4, 0);
     h->on_msr_write = probe_counts;

@@ -605,7 +605,7 @@ NB_TEST(metric_sweep_every_group_of_every_file)
     static struct metric_file f;
     unsigned n_groups = 0;
     for (size_t i = 0; i < n_files; i++) {
-        char rel[160], spec[64];
+        char rel[160], spec[128];
         snprintf(rel, sizeof(rel), METRICS_DIR "/%s.txt", names[i]);
         struct pmu_model_cpu cpu;
         char *text = read_text(rel);

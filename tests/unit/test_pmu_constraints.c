@@ -464,7 +464,7 @@ NB_TEST(pmu_models_detected_as_the_image_would)
     for (size_t i = 0; i < NB_ARRAY_SIZE(cases); i++) {
         const struct pmu_model *row = pmu_model_find(cases[i].vendor, cases[i].family, cases[i].model);
         REQUIRE(row != NULL);
-        struct pmu_model_cpu cpu = { *row, cases[i].core_type };
+        struct pmu_model_cpu cpu = { .row = *row, .core_type = cases[i].core_type };
         cpu.row.model = cases[i].model; /* a row may cover a range of models */
         struct nb_platform p = { .ctx = &cpu, .cpuid = model_platform_cpuid,
                                  .read_msr = model_read_msr, .write_msr = model_write_msr };

@@ -77,7 +77,7 @@ static bool check_core(const struct pmu_model *row, uint32_t model, unsigned cor
         printf("    cpu_map.txt line '%s': no expected counts for %s in this test\n", line, prefix);
         return false;
     }
-    struct pmu_model_cpu cpu = { *row, core_type };
+    struct pmu_model_cpu cpu = { .row = *row, .core_type = core_type };
     cpu.row.model = model;
     struct nb_platform p = { .ctx = &cpu, .cpuid = row_cpuid, .read_msr = row_read_msr,
                              .write_msr = row_write_msr };

@@ -5,6 +5,7 @@
  * (registers 380H and 390H of the block, SDM vol. 3A table 11-1) and through
  * the x2APIC MSRs 838H and 839H (table 11-6).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
